@@ -1,0 +1,1 @@
+secmgr/schema.sql

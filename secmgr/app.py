@@ -1,0 +1,174 @@
+"""create_app(settings): the route table, middleware, error handlers and lifespan."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import login, openapi, users
+from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
+from .db import Database
+from .errors import AppError
+from .passwords import MIN_LENGTH, PasswordHasher
+from .settings import Settings
+from .web import PUBLIC, AppState, Context, Endpoint
+
+log = logging.getLogger("secmgr")
+access_log = logging.getLogger("secmgr.access")
+
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+    (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
+]
+
+
+def health(ctx: Context) -> dict[str, str]:
+    ctx.db.scalar("SELECT 1")
+    return {"status": "ok"}
+
+
+def all_endpoints() -> list[Endpoint]:
+    return [
+        Endpoint("GET", "/health", health, PUBLIC, "Health", response={"type": "object"}, tag="meta"),
+        *login.routes,
+        *users.routes,
+    ]
+
+
+class RequestContext:
+    """Outermost middleware: a request id, security headers, one access log line, and the 500 body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = uuid.uuid4().hex[:16]
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+        response_started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.extend(SECURITY_HEADERS)
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            log.exception("unhandled error in request %s", request_id)
+            if response_started:
+                raise
+            body = JSONResponse({"detail": "Internal server error", "request_id": request_id}, status_code=500)
+            await body(scope, receive, send_with_headers)
+        finally:
+            # The path only: query strings may carry secret values being searched for.
+            access_log.info(
+                "%s %s %s %d %.1fms",
+                request_id,
+                scope.get("method"),
+                scope.get("path"),
+                status,
+                (time.perf_counter() - started) * 1000,
+            )
+
+
+async def _app_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AppError)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    detail = exc.detail if exc.status_code != 404 else "Not found"
+    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+
+
+def bootstrap_admin(db: Database, settings: Settings, passwords: PasswordHasher) -> None:
+    """On first start with no users, create `admin`; print a generated password once."""
+    if users.count_users(db):
+        return
+    password = settings.admin_password
+    if password is not None and len(password) < MIN_LENGTH:
+        raise SystemExit(f"SECMGR_ADMIN_PASSWORD must be at least {MIN_LENGTH} characters")
+    generated = password is None
+    password = password or secrets.token_urlsafe(18)
+    password_hash = passwords.hash(password)
+    db.transaction(
+        lambda tx: users.insert(
+            tx, username="admin", user_email="admin@secmgr.local", password_hash=password_hash, role="admin"
+        )
+    )
+    if generated:
+        # Printed to the terminal once, never logged.
+        print(f"secmgr: created user 'admin' with password: {password}", file=sys.stderr, flush=True)
+
+
+def create_app(settings: Settings) -> Starlette:
+    endpoints = all_endpoints()
+    document = openapi.build(endpoints)
+    openapi_body = json.dumps(document).encode()
+
+    def openapi_json(ctx: Context) -> Response:
+        return Response(openapi_body, media_type="application/json")
+
+    endpoints.append(Endpoint("GET", "/openapi.json", openapi_json, PUBLIC, "OpenAPI document", tag="meta"))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        db = Database(settings.database_path, time_limit_ms=settings.query_time_limit_ms).open()
+        passwords = PasswordHasher()
+        tokens = TokenService(load_or_create_key(settings), settings.token_ttl)
+        bootstrap_admin(db, settings, passwords)
+        app.state.secmgr = AppState(
+            settings=settings,
+            db=db,
+            tokens=tokens,
+            passwords=passwords,
+            limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds),
+            authenticate=partial(current_user, db, tokens),
+        )
+        try:
+            yield
+        finally:
+            db.close()
+
+    app = Starlette(
+        routes=[endpoint.route() for endpoint in endpoints],
+        exception_handlers={AppError: _app_error, HTTPException: _http_error},
+        lifespan=lifespan,
+    )
+    app.state.endpoints = endpoints
+    app.state.openapi = document
+    app.add_middleware(RequestContext)
+    return app
+
+
+def endpoint_table(app: Any) -> list[Endpoint]:
+    return list(app.state.endpoints)

@@ -1,0 +1,104 @@
+"""The `secmgr` command."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from .settings import Settings
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(
+        data_dir=getattr(args, "data_dir", None),
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    settings = _settings(args)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    app = create_app(settings)
+    # uvicorn stops cleanly on SIGINT and SIGTERM; its own access log is off because ours leaves out query strings.
+    uvicorn.run(app, host=settings.host, port=settings.port, access_log=False, log_level="info")
+    return 0
+
+
+def create_user(args: argparse.Namespace) -> int:
+    from . import users
+    from .db import Database
+    from .errors import AppError
+    from .passwords import PasswordHasher
+
+    settings = _settings(args)
+    password = os.environ.get("SECMGR_NEW_USER_PASSWORD")
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    if password is None:
+        password = getpass.getpass("Password: ")
+    try:
+        body = users.UserCreate(username=args.username, user_email=args.email, password=password, role=args.role)
+    except ValidationError as exc:
+        for error in exc.errors(include_input=False):
+            print(f"secmgr: {'.'.join(map(str, error['loc']))}: {error['msg']}", file=sys.stderr)
+        return 2
+    db = Database(settings.database_path).open()
+    try:
+        password_hash = PasswordHasher().hash(body.password)
+        row = db.transaction(
+            lambda tx: users.insert(
+                tx, username=body.username, user_email=body.user_email, password_hash=password_hash, role=body.role
+            )
+        )
+    except AppError as exc:
+        print(f"secmgr: {exc.detail}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    print(f"created user {row['username']} (id {row['id']}, role {row['role']})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="secmgr", description="Self-hostable application-security findings service")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def data_dir_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", help="directory for the database, key and mirrors (env SECMGR_DATA_DIR; "
+                                          "default ./secmgr-data)")
+
+    p = commands.add_parser("serve", help="serve the HTTP API")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port to listen on (default 8000)")
+    data_dir_option(p)
+    p.set_defaults(func=serve)
+
+    p = commands.add_parser("create-user", help="create a user directly in the database")
+    p.add_argument("--username", required=True)
+    p.add_argument("--email", required=True)
+    p.add_argument("--role", choices=["admin", "user", "readonly"], default="user")
+    p.add_argument("--password-stdin", action="store_true",
+                   help="read the password from standard input (else SECMGR_NEW_USER_PASSWORD, else a prompt)")
+    data_dir_option(p)
+    p.set_defaults(func=create_user)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

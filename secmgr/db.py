@@ -1,0 +1,197 @@
+"""SQLite access: one read connection per thread, one serialized writer.
+
+This is the only module that knows the database is SQLite. Every other module hands it portable SQL
+with `?` parameters and gets plain dicts back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .errors import Conflict, ServiceUnavailable
+
+Row = dict[str, Any]
+Params = Sequence[Any] | dict[str, Any]
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+
+
+class QueryTimeout(ServiceUnavailable):
+    default_detail = "The query took too long; narrow the filters and try again"
+
+
+def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
+    return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
+
+
+class _Deadline:
+    """Interrupts a statement that runs past its deadline (checked by SQLite's progress handler)."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def expired(self) -> int:
+        return 1 if self.at is not None and time.monotonic() > self.at else 0
+
+
+class Session:
+    """Statements on one connection: reads outside transactions, and everything inside one."""
+
+    def __init__(self, conn: sqlite3.Connection, deadline: _Deadline, time_limit_ms: int | None) -> None:
+        self._conn = conn
+        self._deadline = deadline
+        self._time_limit_ms = time_limit_ms
+
+    def _run(self, fn: Callable[[], T]) -> T:
+        if self._time_limit_ms:
+            self._deadline.at = time.monotonic() + self._time_limit_ms / 1000
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise QueryTimeout() from None
+            raise
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc):
+                raise Conflict("A record with these values already exists") from None
+            raise
+        finally:
+            self._deadline.at = None
+
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
+        return self._run(lambda: self._conn.execute(sql, params).fetchall())
+
+    def query_one(self, sql: str, params: Params = ()) -> Row | None:
+        return self._run(lambda: self._conn.execute(sql, params).fetchone())
+
+    def scalar(self, sql: str, params: Params = ()) -> Any:
+        row = self._run(lambda: self._conn.execute(sql, params).fetchone())
+        return None if row is None else next(iter(row.values()))
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; returns the number of rows it changed."""
+        return self._run(lambda: self._conn.execute(sql, params).rowcount)
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        return self._run(lambda: self._conn.executemany(sql, rows).rowcount)
+
+
+class Transaction(Session):
+    """A write transaction; nested `transaction(fn)` calls become savepoints."""
+
+    _depth = 0
+
+    def transaction(self, fn: Callable[[Transaction], T]) -> T:
+        self._depth += 1
+        name = f"sp{self._depth}"
+        self._conn.execute(f"SAVEPOINT {name}")
+        try:
+            result = fn(self)
+        except BaseException:
+            self._conn.execute(f"ROLLBACK TO {name}")
+            self._conn.execute(f"RELEASE {name}")
+            raise
+        finally:
+            self._depth -= 1
+        self._conn.execute(f"RELEASE {name}")
+        return result
+
+
+class Database:
+    def __init__(self, path: Path, *, time_limit_ms: int = 10_000, busy_timeout_ms: int = 30_000) -> None:
+        self.path = Path(path)
+        self.time_limit_ms = time_limit_ms
+        self.busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._writer: sqlite3.Connection | None = None
+        self._writer_deadline = _Deadline()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def open(self) -> Database:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = self._connect(readonly=False)
+        self._writer.execute("PRAGMA journal_mode=WAL")
+        self._writer.executescript(resources.files("secmgr").joinpath("schema.sql").read_text("utf-8"))
+        self._writer.execute(
+            "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, datetime('now'))",
+            (SCHEMA_VERSION,),
+        )
+        return self
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._writer = None
+        self._local = threading.local()
+
+    def _connect(self, *, readonly: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+        )
+        conn.row_factory = _dict_row
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        conn.execute("PRAGMA synchronous=FULL")
+        if readonly:
+            conn.execute("PRAGMA query_only=ON")
+        with self._all_lock:
+            self._all.append(conn)
+        return conn
+
+    # -- reads ---------------------------------------------------------------------------------
+    def _reader(self) -> Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            deadline = _Deadline()
+            conn = self._connect(readonly=True)
+            conn.set_progress_handler(deadline.expired, 10_000)
+            session = Session(conn, deadline, self.time_limit_ms)
+            self._local.session = session
+        return session
+
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
+        return self._reader().query(sql, params)
+
+    def query_one(self, sql: str, params: Params = ()) -> Row | None:
+        return self._reader().query_one(sql, params)
+
+    def scalar(self, sql: str, params: Params = ()) -> Any:
+        return self._reader().scalar(sql, params)
+
+    # -- writes --------------------------------------------------------------------------------
+    def transaction(self, fn: Callable[[Transaction], T]) -> T:
+        """Run `fn` inside one BEGIN IMMEDIATE transaction on the single writer connection."""
+        with self._write_lock:
+            conn = self._writer
+            if conn is None:
+                raise RuntimeError("database is not open")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(Transaction(conn, self._writer_deadline, None))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        return self.transaction(lambda tx: tx.execute(sql, params))
+
+    def integrity_check(self) -> str:
+        return str(self.scalar("PRAGMA integrity_check"))
+
+
+Executor = Database | Transaction
+"""What resource SQL functions take: the database for reads, a transaction for writes."""

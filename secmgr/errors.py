@@ -1,0 +1,89 @@
+"""One error shape: `{"detail": "<sentence>"}`, and for 422 the list shape of INTERFACE.md."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+Loc = Sequence[str | int]
+
+
+class AppError(Exception):
+    status = 500
+    default_detail = "Internal server error"
+
+    def __init__(self, detail: str | None = None, *, headers: dict[str, str] | None = None) -> None:
+        self.detail = detail or self.default_detail
+        self.headers = headers or {}
+        super().__init__(self.detail)
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": self.detail}
+
+
+class Unauthorized(AppError):
+    status = 401
+    default_detail = "Not authenticated"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+class Forbidden(AppError):
+    status = 403
+    default_detail = "Not allowed for this role"
+
+
+class NotFound(AppError):
+    status = 404
+    default_detail = "Not found"
+
+
+class Conflict(AppError):
+    status = 409
+    default_detail = "Conflict"
+
+
+class PayloadTooLarge(AppError):
+    status = 413
+    default_detail = "Request body too large"
+
+
+class TooManyRequests(AppError):
+    status = 429
+    default_detail = "Too many requests"
+
+    def __init__(self, detail: str | None, retry_after: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(max(1, retry_after))})
+
+
+class ServiceUnavailable(AppError):
+    status = 503
+    default_detail = "Service unavailable"
+
+
+class ValidationFailed(AppError):
+    status = 422
+    default_detail = "Validation failed"
+
+    def __init__(self, errors: Iterable[dict[str, Any]]) -> None:
+        self.errors = list(errors)
+        super().__init__(self.default_detail)
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": self.errors}
+
+
+def invalid(loc: Loc, msg: str, type_: str = "value_error") -> ValidationFailed:
+    """A 422 for one field; `loc` starts with "body", "query" or "path"."""
+    return ValidationFailed([{"loc": list(loc), "msg": msg, "type": type_}])
+
+
+def from_pydantic(exc: ValidationError, prefix: str) -> ValidationFailed:
+    """Pydantic errors without the input values (they may hold passwords or secrets)."""
+    return ValidationFailed(
+        {"loc": [prefix, *error["loc"]], "msg": error["msg"], "type": error["type"]}
+        for error in exc.errors(include_url=False, include_input=False, include_context=False)
+    )

@@ -1,0 +1,56 @@
+"""Small helpers for composing portable SQL: WHERE clauses from parts, ORDER BY from an allowlist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+class Where:
+    """Collects `AND`-ed conditions with their `?` parameters."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.params: list[Any] = []
+
+    def add(self, condition: str, *params: Any) -> Where:
+        self.parts.append(condition)
+        self.params.extend(params)
+        return self
+
+    def any_of(self, column: str, values: Sequence[Any] | None) -> Where:
+        """`column IN (...)` when values were given; nothing when the filter was left out."""
+        if values:
+            self.add(f"{column} IN ({placeholders(values)})", *values)
+        return self
+
+    def substring(self, column: str, text: str | None) -> Where:
+        """Case-insensitive substring match."""
+        if text:
+            self.add(f"instr(lower({column}), lower(?)) > 0", text)
+        return self
+
+    def text_in_any(self, columns: Iterable[str], text: str | None) -> Where:
+        if text:
+            cols = list(columns)
+            self.add(
+                "(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in cols) + ")", *([text] * len(cols))
+            )
+        return self
+
+    @property
+    def sql(self) -> str:
+        return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""
+
+
+def placeholders(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def order_by(sort_by: str, direction: str, columns: Mapping[str, str], tiebreak: str = "id") -> str:
+    """ORDER BY from an allowlist of sort keys; ties break on the id so pages are stable."""
+    column = columns[sort_by]  # sort_by was validated against the same keys; KeyError is a bug
+    dir_sql = "DESC" if direction == "desc" else "ASC"
+    if column == tiebreak:
+        return f"ORDER BY {column} {dir_sql}"
+    return f"ORDER BY {column} {dir_sql}, {tiebreak} {dir_sql}"

@@ -1,0 +1,250 @@
+"""Shared HTTP plumbing: endpoint declarations, access policies, strict input parsing, list envelopes.
+
+A resource module declares `routes = [Endpoint(...), ...]`. Each request runs one way: the body is read
+on the event loop with a size cap; authentication, validation and the handler run in a worker thread,
+so SQLite and argon2 never block the loop.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .errors import Forbidden, PayloadTooLarge, from_pydantic, invalid
+
+if TYPE_CHECKING:
+    from .db import Database, Row
+    from .settings import Settings
+
+ID_MAX = 2**63 - 1
+ROLE_RANK = {"readonly": 0, "user": 1, "admin": 2}
+Role = Literal["admin", "user", "readonly"]
+
+
+# -- access policies --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Access:
+    """Who may call an endpoint. `min_role=None` means no token is needed.
+
+    With `self_param`, a caller whose id equals that path parameter needs only `min_role`;
+    everyone else needs `others_role`.
+    """
+
+    min_role: Role | None
+    self_param: str | None = None
+    others_role: Role = "admin"
+
+    @property
+    def public(self) -> bool:
+        return self.min_role is None
+
+    def check(self, user: Row, path: dict[str, int]) -> None:
+        assert self.min_role is not None
+        needed = self.min_role
+        if self.self_param is not None and path.get(self.self_param) != user["id"]:
+            needed = self.others_role
+        if ROLE_RANK[user["role"]] < ROLE_RANK[needed]:
+            raise Forbidden(f"This operation needs the {needed} role")
+
+
+PUBLIC = Access(None)
+READONLY = Access("readonly")
+USER = Access("user")
+ADMIN = Access("admin")
+
+
+def self_or_admin(param: str, min_role: Role = "readonly") -> Access:
+    return Access(min_role, self_param=param)
+
+
+# -- the per-request context ------------------------------------------------------------------------
+@dataclass
+class AppState:
+    settings: Settings
+    db: Database
+    tokens: Any
+    passwords: Any
+    limiter: Any
+    authenticate: Callable[[Request], Row]
+
+
+@dataclass
+class Context:
+    state: AppState
+    request: Request
+    user: Row | None
+    path: dict[str, int]
+    query: Any = None
+    body: Any = None
+
+    @property
+    def db(self) -> Database:
+        return self.state.db
+
+    @property
+    def uid(self) -> int:
+        assert self.user is not None
+        return int(self.user["id"])
+
+    @property
+    def is_admin(self) -> bool:
+        return self.user is not None and self.user["role"] == "admin"
+
+
+# -- declarations -----------------------------------------------------------------------------------
+_PATH_PARAM = re.compile(r"{(\w+)}")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    method: str
+    path: str
+    handler: Callable[[Context], Any]
+    access: Access
+    summary: str
+    body: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    response: Any = None
+    status: int = 200
+    tag: str = ""
+    form_body: bool = False
+    responses: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def path_params(self) -> list[str]:
+        return _PATH_PARAM.findall(self.path)
+
+    def route(self) -> Route:
+        return Route(self.path, partial(_serve, self), methods=[self.method], name=self.handler.__name__)
+
+
+async def _serve(endpoint: Endpoint, request: Request) -> Response:
+    state: AppState = request.app.state.secmgr
+    path = parse_path(endpoint, request.path_params)
+    user = None
+    if not endpoint.access.public:
+        user = await anyio.to_thread.run_sync(state.authenticate, request)
+        endpoint.access.check(user, path)
+    ctx = Context(state, request, user, path)
+    if endpoint.query is not None:
+        ctx.query = parse_query(endpoint.query, request)
+    if endpoint.body is not None:
+        raw = await read_body(request, state.settings.max_body_bytes)
+        ctx.body = parse_body(endpoint.body, raw, form=endpoint.form_body and _is_form(request, raw))
+    result = await anyio.to_thread.run_sync(endpoint.handler, ctx)
+    if isinstance(result, Response):
+        return result
+    return JSONResponse(result, status_code=endpoint.status)
+
+
+# -- input parsing ----------------------------------------------------------------------------------
+class Strict(BaseModel):
+    """Base of every request body: unknown fields are a 422, never silently assigned."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def parse_path(endpoint: Endpoint, raw: dict[str, str]) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for name in endpoint.path_params:
+        text = raw.get(name, "")
+        if not re.fullmatch(r"[0-9]{1,19}", text) or not 1 <= int(text) <= ID_MAX:
+            raise invalid(["path", name], "Input should be a positive integer id", "int_parsing")
+        values[name] = int(text)
+    return values
+
+
+def _is_list(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin is list:
+        return True
+    return any(_is_list(arg) for arg in typing.get_args(annotation))
+
+
+def parse_query(model: type[BaseModel], request: Request) -> Any:
+    """Builds the query model; list fields accept repeated keys and comma lists."""
+    raw: dict[str, Any] = {}
+    params = request.query_params
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        values = params.getlist(key)
+        if not values:
+            continue
+        if _is_list(info.annotation):
+            raw[key] = [part.strip() for value in values for part in value.split(",") if part.strip()]
+        else:
+            raw[key] = values[-1]
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise from_pydantic(exc, "query") from None
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"Request body is larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"Request body is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _is_form(request: Request, raw: bytes) -> bool:
+    """A form body; a JSON object sent with curl's default form content type still counts as JSON."""
+    content_type = request.headers.get("content-type", "")
+    return content_type.startswith("application/x-www-form-urlencoded") and not raw.lstrip().startswith(b"{")
+
+
+def parse_body(model: type[BaseModel], raw: bytes, *, form: bool = False) -> Any:
+    try:
+        if form:
+            return model.model_validate(dict(parse_qsl(raw.decode("utf-8", "replace"))))
+        if not raw.strip():
+            raise invalid(["body"], "A JSON request body is required", "missing")
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise from_pydantic(exc, "body") from None
+
+
+# -- lists --------------------------------------------------------------------------------------------
+MAX_PAGE = 2**31 - 1
+
+
+class PageQuery(BaseModel):
+    """Paging and ordering shared by every list; subclasses add filters and a `sort_by` Literal."""
+
+    model_config = ConfigDict(extra="ignore")
+    page: int = Field(1, ge=1, le=MAX_PAGE, description="Page number, from 1")
+    limit: int = Field(10, ge=1, le=100, description="Items per page, 1..100")
+    order_by: Literal["asc", "desc"] = "asc"
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+
+def envelope(items: Sequence[Any], total: int, query: PageQuery) -> dict[str, Any]:
+    return {
+        "items": list(items),
+        "total": total,
+        "page": query.page,
+        "limit": query.limit,
+        "pages": math.ceil(total / query.limit) if total else 0,
+    }
