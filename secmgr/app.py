@@ -23,7 +23,7 @@ from . import login, openapi, users
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
-from .passwords import MIN_LENGTH, PasswordHasher
+from .passwords import PasswordHasher
 from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint
 
@@ -115,8 +115,6 @@ def bootstrap_admin(db: Database, settings: Settings, passwords: PasswordHasher)
     if users.count_users(db):
         return
     password = settings.admin_password
-    if password is not None and len(password) < MIN_LENGTH:
-        raise SystemExit(f"SECMGR_ADMIN_PASSWORD must be at least {MIN_LENGTH} characters")
     generated = password is None
     password = password or secrets.token_urlsafe(18)
     password_hash = passwords.hash(password)
@@ -131,14 +129,17 @@ def bootstrap_admin(db: Database, settings: Settings, passwords: PasswordHasher)
 
 
 def create_app(settings: Settings) -> Starlette:
-    endpoints = all_endpoints()
-    document = openapi.build(endpoints)
-    openapi_body = json.dumps(document).encode()
-
     def openapi_json(ctx: Context) -> Response:
         return Response(openapi_body, media_type="application/json")
 
-    endpoints.append(Endpoint("GET", "/openapi.json", openapi_json, PUBLIC, "OpenAPI document", tag="meta"))
+    endpoints = [
+        *all_endpoints(),
+        Endpoint(
+            "GET", "/openapi.json", openapi_json, PUBLIC, "OpenAPI document", response={"type": "object"}, tag="meta"
+        ),
+    ]
+    document = openapi.build(endpoints)
+    openapi_body = json.dumps(document).encode()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

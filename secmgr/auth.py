@@ -105,18 +105,14 @@ class LoginLimiter:
         )
         if len(rows) >= self.max_failures:
             unlock_at = rows[-1]["failed_at"] + self.window
-            raise TooManyRequests(
-                "Too many failed logins for this user; try again later", math.ceil(unlock_at - now)
-            )
+            raise TooManyRequests("Too many failed logins for this user; try again later", math.ceil(unlock_at - now))
 
     def record_failure(self, db: Database, username: str) -> None:
         now = time.time()
 
         def write(tx: Any) -> None:
             tx.execute("DELETE FROM login_failures WHERE failed_at <= ?", (now - self.window,))
-            tx.execute(
-                "INSERT INTO login_failures (username_key, failed_at) VALUES (?, ?)", (username.lower(), now)
-            )
+            tx.execute("INSERT INTO login_failures (username_key, failed_at) VALUES (?, ?)", (username.lower(), now))
 
         db.transaction(write)
 

@@ -15,11 +15,14 @@ from .settings import Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_env(
-        data_dir=getattr(args, "data_dir", None),
-        host=getattr(args, "host", None),
-        port=getattr(args, "port", None),
-    )
+    try:
+        return Settings.from_env(
+            data_dir=getattr(args, "data_dir", None),
+            host=getattr(args, "host", None),
+            port=getattr(args, "port", None),
+        )
+    except ValueError as exc:
+        raise SystemExit(f"secmgr: {exc}") from None
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -75,8 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def data_dir_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data-dir", help="directory for the database, key and mirrors (env SECMGR_DATA_DIR; "
-                                          "default ./secmgr-data)")
+        p.add_argument(
+            "--data-dir",
+            help="directory for the database, key and mirrors (env SECMGR_DATA_DIR; default ./secmgr-data)",
+        )
 
     p = commands.add_parser("serve", help="serve the HTTP API")
     p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
@@ -88,8 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--username", required=True)
     p.add_argument("--email", required=True)
     p.add_argument("--role", choices=["admin", "user", "readonly"], default="user")
-    p.add_argument("--password-stdin", action="store_true",
-                   help="read the password from standard input (else SECMGR_NEW_USER_PASSWORD, else a prompt)")
+    p.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from standard input (else SECMGR_NEW_USER_PASSWORD, else a prompt)",
+    )
     data_dir_option(p)
     p.set_defaults(func=create_user)
     return parser

@@ -39,6 +39,16 @@ def login(ctx: Context) -> dict[str, Any]:
 
 
 routes = [
-    Endpoint("POST", "/auth/login", login, PUBLIC, "Login", body=LoginBody, response=TokenOut, form_body=True,
-             tag="auth", responses={401: "Incorrect username or password", 429: "Too many failed logins"}),
+    Endpoint(
+        "POST",
+        "/auth/login",
+        login,
+        PUBLIC,
+        "Login",
+        body=LoginBody,
+        response=TokenOut,
+        form_body=True,
+        tag="auth",
+        responses={401: "Incorrect username or password", 429: "Too many failed logins"},
+    ),
 ]

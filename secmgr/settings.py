@@ -8,7 +8,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .passwords import MIN_LENGTH as MIN_PASSWORD_LENGTH
+
 MIB = 1024 * 1024
+MIN_KEY_BYTES = 32  # RFC 7518 §3.2: an HS256 key at least as long as the hash
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,14 @@ class Settings:
     query_time_limit_ms: int = 10_000
     login_max_failures: int = 5
     login_window_seconds: int = 900
+
+    def __post_init__(self) -> None:
+        if self.secret_key is not None and len(self.secret_key.encode()) < MIN_KEY_BYTES:
+            raise ValueError(f"SECMGR_SECRET_KEY must be at least {MIN_KEY_BYTES} bytes long")
+        if self.admin_password is not None and len(self.admin_password) < MIN_PASSWORD_LENGTH:
+            raise ValueError(f"SECMGR_ADMIN_PASSWORD must be at least {MIN_PASSWORD_LENGTH} characters")
+        if self.token_ttl <= 0:
+            raise ValueError("SECMGR_TOKEN_TTL must be positive")
 
     @property
     def database_path(self) -> Path:
@@ -44,7 +55,10 @@ class Settings:
         if env.get("SECMGR_SECRET_KEY"):
             values["secret_key"] = env["SECMGR_SECRET_KEY"]
         if env.get("SECMGR_TOKEN_TTL"):
-            values["token_ttl"] = _positive_int("SECMGR_TOKEN_TTL", env["SECMGR_TOKEN_TTL"])
+            try:
+                values["token_ttl"] = int(env["SECMGR_TOKEN_TTL"])
+            except ValueError:
+                raise ValueError("SECMGR_TOKEN_TTL must be a whole number of seconds") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "data_dir" in values:
             values["data_dir"] = Path(values["data_dir"])
@@ -52,13 +66,3 @@ class Settings:
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
-
-
-def _positive_int(name: str, raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SystemExit(f"{name} must be a whole number of seconds") from None
-    if value <= 0:
-        raise SystemExit(f"{name} must be positive")
-    return value

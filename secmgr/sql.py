@@ -33,9 +33,7 @@ class Where:
     def text_in_any(self, columns: Iterable[str], text: str | None) -> Where:
         if text:
             cols = list(columns)
-            self.add(
-                "(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in cols) + ")", *([text] * len(cols))
-            )
+            self.add("(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in cols) + ")", *([text] * len(cols)))
         return self
 
     @property

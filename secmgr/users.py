@@ -53,12 +53,19 @@ class UserCreate(Strict):
 class UserUpdate(Strict):
     """Partial update: only the fields sent change; `group_id: null` clears the group."""
 
-    active: bool = Field(default=None)
-    user_email: Email = Field(default=None)
-    role: Role = Field(default=None)
+    active: bool | None = None
+    user_email: Email | None = None
+    role: Role | None = None
     group_id: GroupId | None = None
-    password: Password = Field(default=None)
-    current_password: str = Field(default=None, max_length=MAX_LENGTH, description="Needed to change your own password")
+    password: Password | None = None
+    current_password: str | None = Field(None, max_length=MAX_LENGTH, description="Needed to change your own password")
+
+    @field_validator("active", "user_email", "role", "password", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
 
 
 class UserOut(BaseModel):
@@ -83,6 +90,7 @@ class UserQuery(PageQuery):
     sort_by: Literal["id", "username", "created_at"] = "id"
 
 
+MUTABLE_COLUMNS = ("user_email", "role", "group_id", "password_hash", "active")
 SORT_COLUMNS = {"id": "id", "username": "lower(username)", "created_at": "created_at"}
 PUBLIC_FIELDS = tuple(UserOut.model_fields)
 
@@ -123,9 +131,7 @@ def list_users(db: Database, q: UserQuery) -> tuple[list[Row], int]:
 
 
 def _check_unique(tx: Executor, *, username: str | None = None, email: str | None = None, exclude: int = 0) -> None:
-    if username and tx.scalar(
-        "SELECT 1 FROM users WHERE lower(username) = lower(?) AND id != ?", (username, exclude)
-    ):
+    if username and tx.scalar("SELECT 1 FROM users WHERE lower(username) = lower(?) AND id != ?", (username, exclude)):
         raise Conflict("A user with this username already exists")
     if email and tx.scalar("SELECT 1 FROM users WHERE lower(user_email) = lower(?) AND id != ?", (email, exclude)):
         raise Conflict("A user with this e-mail address already exists")
@@ -187,19 +193,15 @@ def update(tx: Transaction, user_id: int, changes: dict[str, Any], *, actor: int
         _check_unique(tx, email=changes["user_email"], exclude=user_id)
     if "group_id" in changes:
         _check_group(tx, changes["group_id"])
-    role = changes.get("role", user["role"])
-    active = changes.get("active", bool(user["active"]))
-    if _removes_last_admin(tx, user, role=role, active=active):
+    new = {name: changes.get(name, user[name]) for name in MUTABLE_COLUMNS}
+    active = new["active"] = bool(new["active"])
+    if _removes_last_admin(tx, user, role=str(new["role"]), active=active):
         raise Conflict("The last active admin cannot be deactivated or demoted")
     revoke = "password_hash" in changes or (user["active"] and not active)
-    columns = {k: v for k, v in changes.items() if k in {"user_email", "role", "group_id", "password_hash"}}
-    if "active" in changes:
-        columns["active"] = int(active)
-    assignments = ", ".join(f"{name} = ?" for name in columns)  # names from the fixed set above
     tx.execute(
-        f"UPDATE users SET {assignments + ', ' if assignments else ''}"
-        "token_version = token_version + ?, updated_by_uid = ?, updated_at = ? WHERE id = ?",
-        (*columns.values(), int(revoke), actor, now_iso(), user_id),
+        "UPDATE users SET user_email = ?, role = ?, group_id = ?, password_hash = ?, active = ?,"
+        " token_version = token_version + ?, updated_by_uid = ?, updated_at = ? WHERE id = ?",
+        (*(new[name] for name in MUTABLE_COLUMNS), int(revoke), actor, now_iso(), user_id),
     )
     updated = get_row(tx, user_id)
     assert updated is not None
@@ -269,6 +271,7 @@ def update_user(ctx: Context) -> dict[str, Any]:
         target = get_row(ctx.db, user_id)
         if target is None:
             raise NotFound("User not found")
+        assert body.password is not None
         if body.password.lower() == target["username"].lower():
             raise invalid(["body", "password"], "Value error, must not be the same as the username")
         if user_id == ctx.uid and not ctx.state.passwords.verify(body.current_password or "", target["password_hash"]):
@@ -283,11 +286,27 @@ def delete_user(ctx: Context) -> dict[str, Any]:
 
 routes = [
     Endpoint("GET", "/users/", get_users, ADMIN, "Get Users", query=UserQuery, response=list[UserOut], tag="users"),
-    Endpoint("POST", "/users/", create_user, ADMIN, "Create New User", body=UserCreate, response=UserOut,
-             status=201, tag="users"),
-    Endpoint("GET", "/users/{user_id}", get_user, self_or_admin("user_id"), "Read User", response=UserOut,
-             tag="users"),
-    Endpoint("PUT", "/users/{user_id}", update_user, self_or_admin("user_id", "user"), "Update Existing User",
-             body=UserUpdate, response=UserOut, tag="users"),
+    Endpoint(
+        "POST",
+        "/users/",
+        create_user,
+        ADMIN,
+        "Create New User",
+        body=UserCreate,
+        response=UserOut,
+        status=201,
+        tag="users",
+    ),
+    Endpoint("GET", "/users/{user_id}", get_user, self_or_admin("user_id"), "Read User", response=UserOut, tag="users"),
+    Endpoint(
+        "PUT",
+        "/users/{user_id}",
+        update_user,
+        self_or_admin("user_id", "user"),
+        "Update Existing User",
+        body=UserUpdate,
+        response=UserOut,
+        tag="users",
+    ),
     Endpoint("DELETE", "/users/{user_id}", delete_user, ADMIN, "Soft Delete User", response=UserOut, tag="users"),
 ]

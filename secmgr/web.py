@@ -132,10 +132,11 @@ class Endpoint:
 
 async def _serve(endpoint: Endpoint, request: Request) -> Response:
     state: AppState = request.app.state.secmgr
-    path = parse_path(endpoint, request.path_params)
     user = None
     if not endpoint.access.public:
         user = await anyio.to_thread.run_sync(state.authenticate, request)
+    path = parse_path(endpoint, request.path_params)
+    if user is not None:
         endpoint.access.check(user, path)
     ctx = Context(state, request, user, path)
     if endpoint.query is not None:

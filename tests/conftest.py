@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from secmgr.app import create_app
+from secmgr.settings import Settings
+
+ADMIN_PASSWORD = "admin-password-1"
+
+
+class Api:
+    """A test client that knows how to log in and act as a given user."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self._counter = 0
+
+    def login(self, username: str, password: str) -> str:
+        response = self.client.post("/auth/login", json={"username": username, "password": password})
+        assert response.status_code == 200, response.text
+        return str(response.json()["access_token"])
+
+    @staticmethod
+    def auth(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    def request(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if token:
+            headers.update(self.auth(token))
+        return self.client.request(method, path, headers=headers, **kwargs)
+
+    def get(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        return self.request("GET", path, token, **kwargs)
+
+    def post(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        return self.request("POST", path, token, **kwargs)
+
+    def put(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        return self.request("PUT", path, token, **kwargs)
+
+    def delete(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        return self.request("DELETE", path, token, **kwargs)
+
+    def create_user(self, admin: str, role: str = "user", **fields: Any) -> dict[str, Any]:
+        self._counter += 1
+        body = {
+            "username": f"{role}{self._counter}",
+            "user_email": f"{role}{self._counter}@example.com",
+            "password": "password-123",
+            "role": role,
+            **fields,
+        }
+        response = self.post("/users/", admin, json=body)
+        assert response.status_code == 201, response.text
+        return dict(response.json())
+
+    def user_with_token(self, admin: str, role: str = "user", **fields: Any) -> tuple[dict[str, Any], str]:
+        user = self.create_user(admin, role, **fields)
+        return user, self.login(user["username"], fields.get("password", "password-123"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def api(client: TestClient) -> Api:
+    return Api(client)
+
+
+@pytest.fixture
+def admin(api: Api) -> str:
+    return api.login("admin", ADMIN_PASSWORD)

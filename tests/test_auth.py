@@ -1,0 +1,189 @@
+from __future__ import annotations
+
+import base64
+import json
+import stat
+import time
+
+import jwt
+from starlette.testclient import TestClient
+
+from secmgr.app import create_app
+
+from .conftest import ADMIN_PASSWORD, Api
+
+
+def test_login_returns_bearer_token_with_required_claims(api: Api, settings) -> None:
+    response = api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["token_type"] == "bearer"
+    assert body["expires_in"] == 3600
+    claims = jwt.decode(body["access_token"], options={"verify_signature": False})
+    assert {"sub", "iat", "exp", "jti"} <= set(claims)
+    assert claims["exp"] - claims["iat"] == 3600
+    assert jwt.get_unverified_header(body["access_token"])["alg"] == "HS256"
+
+
+def test_login_accepts_form_body_and_username_case(api: Api) -> None:
+    response = api.post("/auth/login", data={"username": "ADMIN", "password": ADMIN_PASSWORD})
+    assert response.status_code == 200
+    assert api.get("/users/1", response.json()["access_token"]).status_code == 200
+
+
+def test_login_failures_are_indistinguishable(api: Api, admin: str) -> None:
+    api.create_user(admin, username="sleepy", user_email="sleepy@example.com", active=False)
+    attempts = [
+        {"username": "admin", "password": "wrong-password"},
+        {"username": "nobody-here", "password": "password-123"},
+        {"username": "sleepy", "password": "password-123"},
+    ]
+    answers = [api.post("/auth/login", json=a) for a in attempts]
+    assert [a.status_code for a in answers] == [401, 401, 401]
+    assert {a.json()["detail"] for a in answers} == {"Incorrect username or password"}
+    assert all(a.headers["www-authenticate"] == "Bearer" for a in answers)
+
+
+def test_unknown_user_login_takes_about_as_long_as_known(api: Api) -> None:
+    def timed(username: str) -> float:
+        started = time.perf_counter()
+        api.post("/auth/login", json={"username": username, "password": "wrong-password"})
+        return time.perf_counter() - started
+
+    known = min(timed("admin") for _ in range(4))
+    unknown = min(timed(f"ghost{i}") for i in range(4))
+    # Both verify an argon2 hash; without the dummy verify the unknown user would be ~100x faster.
+    assert unknown > known / 3
+
+
+def test_lockout_after_five_failures_even_with_right_password(api: Api) -> None:
+    for _ in range(5):
+        assert api.post("/auth/login", json={"username": "admin", "password": "wrong-pass"}).status_code == 401
+    locked = api.post("/auth/login", json={"username": "Admin", "password": ADMIN_PASSWORD})
+    assert locked.status_code == 429
+    assert 1 <= int(locked.headers["retry-after"]) <= 900
+    assert isinstance(locked.json()["detail"], str)
+
+
+def test_lockout_is_per_username_and_success_resets_count(api: Api, admin: str) -> None:
+    for _ in range(4):
+        api.post("/auth/login", json={"username": "admin", "password": "wrong-pass"})
+    assert api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).status_code == 200
+    for _ in range(4):
+        api.post("/auth/login", json={"username": "admin", "password": "wrong-pass"})
+    assert api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).status_code == 200
+    for _ in range(5):
+        api.post("/auth/login", json={"username": "someone", "password": "wrong-pass"})
+    assert api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).status_code == 200
+
+
+def _forge(claims: dict, header: dict) -> str:
+    def part(obj: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
+
+    return f"{part(header)}.{part(claims)}."
+
+
+def test_jwt_attacks_are_rejected(api: Api, admin: str, settings) -> None:
+    claims = jwt.decode(admin, options={"verify_signature": False})
+    now = int(time.time())
+    forged = {
+        "alg none": _forge(claims, {"alg": "none", "typ": "JWT"}),
+        "wrong key": jwt.encode(claims, "n" * 48, algorithm="HS256"),
+        "other alg": jwt.encode(claims, settings.key_path.read_text(), algorithm="HS512"),
+        "expired": jwt.encode(
+            {**claims, "iat": now - 7200, "exp": now - 3600}, settings.key_path.read_text(), algorithm="HS256"
+        ),
+        "no jti": jwt.encode(
+            {k: v for k, v in claims.items() if k != "jti"}, settings.key_path.read_text(), algorithm="HS256"
+        ),
+        "tampered": admin[:-4] + ("AAAA" if not admin.endswith("AAAA") else "BBBB"),
+        "garbage": "not.a.token",
+    }
+    head, payload, signature = admin.split(".")
+    other = json.loads(base64.urlsafe_b64decode(payload + "==")) | {"sub": "999"}
+    forged["swapped payload"] = ".".join(
+        [head, base64.urlsafe_b64encode(json.dumps(other).encode()).rstrip(b"=").decode(), signature]
+    )
+    for name, token in forged.items():
+        response = api.get("/users/1", token)
+        assert response.status_code == 401, name
+        assert response.headers["www-authenticate"] == "Bearer", name
+        assert isinstance(response.json()["detail"], str), name
+    assert api.get("/users/1", admin).status_code == 200
+
+
+def test_malformed_authorization_headers(api: Api, admin: str) -> None:
+    for header in ["Basic abc", "Bearer", "Bearer ", admin, f"Token {admin}"]:
+        response = api.get("/users/1", headers={"Authorization": header})
+        assert response.status_code == 401, header
+
+
+def test_token_stops_working_when_user_deactivated(api: Api, admin: str) -> None:
+    user, token = api.user_with_token(admin)
+    assert api.get(f"/users/{user['id']}", token).status_code == 200
+    assert api.put(f"/users/{user['id']}", admin, json={"active": False}).status_code == 200
+    assert api.get(f"/users/{user['id']}", token).status_code == 401
+    # Reactivation does not bring the old token back.
+    assert api.put(f"/users/{user['id']}", admin, json={"active": True}).status_code == 200
+    assert api.get(f"/users/{user['id']}", token).status_code == 401
+    assert api.get(f"/users/{user['id']}", api.login(user["username"], "password-123")).status_code == 200
+
+
+def test_token_stops_working_when_user_deleted(api: Api, admin: str) -> None:
+    user, token = api.user_with_token(admin)
+    assert api.delete(f"/users/{user['id']}", admin).status_code == 200
+    assert api.get(f"/users/{user['id']}", token).status_code == 401
+    assert api.post("/auth/login", json={"username": user["username"], "password": "password-123"}).status_code == 401
+
+
+def test_password_change_revokes_earlier_tokens(api: Api, admin: str) -> None:
+    user, token = api.user_with_token(admin)
+    second = api.login(user["username"], "password-123")
+    response = api.put(
+        f"/users/{user['id']}", token, json={"password": "new-password-1", "current_password": "password-123"}
+    )
+    assert response.status_code == 200
+    assert api.get(f"/users/{user['id']}", token).status_code == 401
+    assert api.get(f"/users/{user['id']}", second).status_code == 401
+    assert api.post("/auth/login", json={"username": user["username"], "password": "password-123"}).status_code == 401
+    assert api.get(f"/users/{user['id']}", api.login(user["username"], "new-password-1")).status_code == 200
+
+
+def test_role_change_takes_effect_at_once(api: Api, admin: str) -> None:
+    user, token = api.user_with_token(admin, role="user")
+    assert api.get("/users/", token).status_code == 403
+    assert api.put(f"/users/{user['id']}", admin, json={"role": "admin"}).status_code == 200
+    assert api.get("/users/", token).status_code == 200
+    assert api.put(f"/users/{user['id']}", admin, json={"role": "readonly"}).status_code == 200
+    assert api.get("/users/", token).status_code == 403
+
+
+def test_generated_key_is_private_and_tokens_survive_restart(settings, api: Api, admin: str) -> None:
+    mode = stat.S_IMODE(settings.key_path.stat().st_mode)
+    assert mode == 0o600
+    with TestClient(create_app(settings)) as restarted:
+        assert restarted.get("/users/1", headers=Api.auth(admin)).status_code == 200
+
+
+def test_secret_key_from_settings_is_used(tmp_path) -> None:
+    from secmgr.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, secret_key="k" * 40)
+    with TestClient(create_app(settings)) as client:
+        token = Api(client).login("admin", ADMIN_PASSWORD)
+        assert jwt.decode(token, "k" * 40, algorithms=["HS256"])["sub"] == "1"
+    assert not settings.key_path.exists()
+
+
+def test_token_ttl_from_environment(tmp_path) -> None:
+    from secmgr.settings import Settings
+
+    settings = Settings.from_env(
+        {"SECMGR_TOKEN_TTL": "120", "SECMGR_DATA_DIR": str(tmp_path / "d"), "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD}
+    )
+    with TestClient(create_app(settings)) as client:
+        body = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
+    assert body["expires_in"] == 120
+    claims = jwt.decode(body["access_token"], options={"verify_signature": False})
+    assert claims["exp"] - claims["iat"] == 120

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from secmgr.cli import main
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "server exited early"
+        try:
+            if httpx.get(f"{url}/health", timeout=1).json() == {"status": "ok"}:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError("server did not become healthy")
+
+
+def test_serve_first_start_prints_admin_password_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SECMGR_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "secmgr.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(url, proc)
+        assert proc.stderr is not None
+        line = ""
+        while "password" not in line:
+            line = proc.stderr.readline()
+        password = line.rsplit(": ", 1)[1].strip()
+        token = httpx.post(f"{url}/auth/login", json={"username": "admin", "password": password}).json()
+        me = httpx.get(f"{url}/users/1", headers={"Authorization": f"Bearer {token['access_token']}"})
+        assert me.json()["role"] == "admin"
+        assert httpx.get(f"{url}/openapi.json").json()["openapi"].startswith("3.1")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        # uvicorn shuts the app down, then re-raises the signal it caught, as a well-behaved process does.
+        assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
+    assert proc.stderr is not None
+    rest = proc.stderr.read()
+    proc.stderr.close()
+    assert "Application shutdown complete" in rest
+    assert password not in rest, "the generated password is printed once only"
+    assert (tmp_path / "data" / "secmgr.db").exists()
+
+
+def test_create_user_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("SECMGR_NEW_USER_PASSWORD", "cli-password-1")
+    data = str(tmp_path / "data")
+    assert (
+        main(["create-user", "--username", "ops", "--email", "ops@example.com", "--role", "admin", "--data-dir", data])
+        == 0
+    )
+    assert "created user ops" in capsys.readouterr().out
+    assert main(["create-user", "--username", "OPS", "--email", "o2@example.com", "--data-dir", data]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert main(["create-user", "--username", "x", "--email", "bad", "--data-dir", data]) == 2
+    err = capsys.readouterr().err
+    assert "username" in err and "user_email" in err and "cli-password-1" not in err
+
+    from starlette.testclient import TestClient
+
+    from secmgr.app import create_app
+    from secmgr.settings import Settings
+
+    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as client:
+        response = client.post("/auth/login", json={"username": "ops", "password": "cli-password-1"})
+        assert response.status_code == 200
+        # An existing user means no bootstrap admin is created.
+        assert client.post("/auth/login", json={"username": "admin", "password": "x" * 8}).status_code == 401
+
+
+@pytest.mark.parametrize("command", [[], ["serve"], ["create-user"]])
+def test_help(command: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: secmgr" in capsys.readouterr().out
+
+
+def test_bad_settings_refused_before_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value, message in [
+        ("SECMGR_SECRET_KEY", "short", "at least 32 bytes"),
+        ("SECMGR_ADMIN_PASSWORD", "short", "at least 8"),
+        ("SECMGR_TOKEN_TTL", "soon", "whole number"),
+    ]:
+        monkeypatch.setenv(name, value)
+        with pytest.raises(SystemExit, match=message):
+            main(["serve", "--port", "1"])
+        monkeypatch.delenv(name)

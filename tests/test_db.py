@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from secmgr.db import Database, QueryTimeout
+from secmgr.errors import Conflict
+
+
+@pytest.fixture
+def db(tmp_path: Path):
+    database = Database(tmp_path / "t.db", time_limit_ms=200).open()
+    database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+    yield database
+    database.close()
+
+
+def test_pragmas(db: Database) -> None:
+    assert db.scalar("PRAGMA journal_mode") == "wal"
+    assert db.scalar("PRAGMA foreign_keys") == 1
+    assert db.scalar("SELECT max(version) FROM schema_version") == 1
+    assert db.integrity_check() == "ok"
+
+
+def test_reads_cannot_write(db: Database) -> None:
+    with pytest.raises(Exception, match="readonly|query_only|attempt to write"):
+        db.query("INSERT INTO t (name) VALUES ('x')")
+
+
+def test_transaction_rolls_back_wholly(db: Database) -> None:
+    def write(tx):  # type: ignore[no-untyped-def]
+        tx.execute("INSERT INTO t (name) VALUES (?)", ("a",))
+        tx.execute("INSERT INTO t (name) VALUES (?)", ("b",))
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        db.transaction(write)
+    assert db.scalar("SELECT count(*) FROM t") == 0
+
+
+def test_nested_transaction_is_a_savepoint(db: Database) -> None:
+    def inner(tx):  # type: ignore[no-untyped-def]
+        tx.execute("INSERT INTO t (name) VALUES ('inner')")
+        raise ValueError
+
+    def outer(tx):  # type: ignore[no-untyped-def]
+        tx.execute("INSERT INTO t (name) VALUES ('outer')")
+        with pytest.raises(ValueError):
+            tx.transaction(inner)
+
+    db.transaction(outer)
+    assert [r["name"] for r in db.query("SELECT name FROM t")] == ["outer"]
+
+
+def test_unique_violation_is_conflict(db: Database) -> None:
+    db.execute("INSERT INTO t (name) VALUES ('x')")
+    with pytest.raises(Conflict):
+        db.execute("INSERT INTO t (name) VALUES ('x')")
+
+
+def test_query_time_limit(db: Database) -> None:
+    slow = (
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+        " SELECT count(*) FROM (SELECT x FROM c LIMIT 500000000)"
+    )
+    with pytest.raises(QueryTimeout):
+        db.query(slow)
+    assert db.scalar("SELECT 1") == 1
+
+
+def test_concurrent_writers_are_serialized(db: Database) -> None:
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(50):
+                db.execute("INSERT INTO t (name) VALUES (?)", (f"{n}-{i}",))
+                db.scalar("SELECT count(*) FROM t")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert db.scalar("SELECT count(*) FROM t") == 400
+
+
+def test_schema_is_idempotent(tmp_path: Path) -> None:
+    for _ in range(2):
+        database = Database(tmp_path / "again.db").open()
+        assert database.scalar("SELECT count(*) FROM schema_version") == 1
+        database.close()
