@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import login, openapi, users
+from . import groups, login, openapi, repos, users, vcs
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
@@ -49,6 +49,9 @@ def all_endpoints() -> list[Endpoint]:
         Endpoint("GET", "/health", health, PUBLIC, "Health", response={"type": "object"}, tag="meta"),
         *login.routes,
         *users.routes,
+        *vcs.routes,
+        *repos.routes,
+        *groups.routes,
     ]
 
 

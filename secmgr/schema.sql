@@ -42,3 +42,39 @@ CREATE TABLE IF NOT EXISTS login_failures (
     failed_at     REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS login_failures_key_idx ON login_failures (username_key, failed_at);
+
+-- Version-control connections. `token` and `webhook_secret` are write-only through the API.
+CREATE TABLE IF NOT EXISTS vcs (
+    id              INTEGER PRIMARY KEY,
+    name            TEXT NOT NULL,
+    type            TEXT NOT NULL CHECK (type IN ('github', 'gitlab', 'local')),
+    url             TEXT NOT NULL,
+    token           TEXT,
+    webhook_secret  TEXT,
+    created_by      INTEGER,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS vcs_name_uq ON vcs (lower(name));
+
+CREATE TABLE IF NOT EXISTS repos (
+    id                  INTEGER PRIMARY KEY,
+    vc_id               INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
+    name                TEXT NOT NULL,
+    repo_url            TEXT NOT NULL,
+    author              TEXT NOT NULL DEFAULT '',
+    default_branch      TEXT NOT NULL DEFAULT '',
+    last_scan_date      TEXT,
+    secret_count        INTEGER NOT NULL DEFAULT 0,
+    vulnerability_count INTEGER NOT NULL DEFAULT 0,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS repos_vc_name_uq ON repos (vc_id, lower(name));
+
+CREATE TABLE IF NOT EXISTS group_repos (
+    group_id  INTEGER NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+    repo_id   INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    PRIMARY KEY (group_id, repo_id)
+);
+CREATE INDEX IF NOT EXISTS group_repos_repo_idx ON group_repos (repo_id);

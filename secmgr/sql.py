@@ -36,6 +36,15 @@ class Where:
             self.add("(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in cols) + ")", *([text] * len(cols)))
         return self
 
+    def in_scope(self, repo_column: str, scope: int | None) -> Where:
+        """Group scope: limit rows to the repositories of group `scope`; `None` means no limit.
+
+        Every scoped query (repositories and everything that belongs to one) goes through here.
+        """
+        if scope is not None:
+            self.add(f"{repo_column} IN (SELECT repo_id FROM group_repos WHERE group_id = ?)", scope)
+        return self
+
     @property
     def sql(self) -> str:
         return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""
@@ -52,3 +61,12 @@ def order_by(sort_by: str, direction: str, columns: Mapping[str, str], tiebreak:
     if column == tiebreak:
         return f"ORDER BY {column} {dir_sql}"
     return f"ORDER BY {column} {dir_sql}, {tiebreak} {dir_sql}"
+
+
+def missing_ids(db: Any, table: str, ids: Sequence[int]) -> list[int]:
+    """The ids of `ids` that have no row in `table` (a name from code, never from input)."""
+    if not ids:
+        return []
+    unique = sorted(set(ids))
+    found = {row["id"] for row in db.query(f"SELECT id FROM {table} WHERE id IN ({placeholders(unique)})", unique)}
+    return [i for i in unique if i not in found]

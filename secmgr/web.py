@@ -102,6 +102,14 @@ class Context:
     def is_admin(self) -> bool:
         return self.user is not None and self.user["role"] == "admin"
 
+    @property
+    def scope(self) -> int | None:
+        """The group whose repositories bound what the caller sees; `None` means everything."""
+        if self.user is None or self.user["role"] == "admin":
+            return None
+        group_id = self.user["group_id"]
+        return None if group_id is None else int(group_id)
+
 
 # -- declarations -----------------------------------------------------------------------------------
 _PATH_PARAM = re.compile(r"{(\w+)}")

@@ -1,0 +1,164 @@
+"""Repositories: listed within the caller's group scope, registered and deleted by admins."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from . import vcs
+from .db import Database, Executor, Row, Transaction
+from .errors import Conflict, NotFound, invalid
+from .sql import Where, order_by, placeholders
+from .timeutil import now_iso
+from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Strict, envelope
+
+Id = Annotated[int, Field(ge=1, le=ID_MAX)]
+
+
+class RepoCreate(Strict):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=512)]
+    repoUrl: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]  # noqa: N815
+    vc_id: Id
+    default_branch: Annotated[str, StringConstraints(max_length=256)] = ""
+    author: Annotated[str, StringConstraints(max_length=256)] = ""
+
+
+class RepoOut(BaseModel):
+    id: int
+    name: str
+    repoUrl: str  # noqa: N815
+    author: str
+    lastScanDate: str | None  # noqa: N815
+    created_at: str
+    vc_id: int
+    default_branch: str
+    secret_count: int
+    vulnerability_count: int
+
+
+class RepoQuery(PageQuery):
+    vc_ids: list[Id] | None = None
+    group_ids: list[Id] | None = None
+    search: str | None = Field(None, max_length=256, description="Substring of name, URL or author")
+    sort_by: Literal["id", "name", "created_at", "lastScanDate", "secret_count", "vulnerability_count"] = "id"
+
+
+SORT_COLUMNS = {
+    "id": "r.id",
+    "name": "lower(r.name)",
+    "created_at": "r.created_at",
+    "lastScanDate": "r.last_scan_date",
+    "secret_count": "r.secret_count",
+    "vulnerability_count": "r.vulnerability_count",
+}
+
+
+def summary(row: Row) -> dict[str, Any]:
+    """The embedded repository summary of INTERFACE.md."""
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "repoUrl": row["repo_url"],
+        "author": row["author"],
+        "lastScanDate": row["last_scan_date"],
+        "created_at": row["created_at"],
+    }
+
+
+def public(row: Row) -> dict[str, Any]:
+    return {
+        **summary(row),
+        "vc_id": row["vc_id"],
+        "default_branch": row["default_branch"],
+        "secret_count": row["secret_count"],
+        "vulnerability_count": row["vulnerability_count"],
+    }
+
+
+# -- SQL --------------------------------------------------------------------------------------------
+def get_row(db: Executor, repo_id: int, scope: int | None = None) -> Row | None:
+    where = Where().add("r.id = ?", repo_id).in_scope("r.id", scope)
+    return db.query_one(f"SELECT r.* FROM repos r {where.sql}", where.params)
+
+
+def list_repos(db: Database, q: RepoQuery, scope: int | None) -> tuple[list[Row], int]:
+    where = Where().in_scope("r.id", scope).any_of("r.vc_id", q.vc_ids)
+    where.text_in_any(["r.name", "r.repo_url", "r.author"], q.search)
+    if q.group_ids:
+        where.add(
+            f"r.id IN (SELECT repo_id FROM group_repos WHERE group_id IN ({placeholders(q.group_ids)}))",
+            *q.group_ids,
+        )
+    total = db.scalar(f"SELECT count(*) FROM repos r {where.sql}", where.params)
+    rows = db.query(
+        f"SELECT r.* FROM repos r {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'r.id')} LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return rows, int(total)
+
+
+def insert(tx: Transaction, body: RepoCreate) -> Row:
+    if not vcs.exists(tx, body.vc_id):
+        raise invalid(["body", "vc_id"], f"Connection {body.vc_id} does not exist")
+    if tx.scalar("SELECT 1 FROM repos WHERE vc_id = ? AND lower(name) = lower(?)", (body.vc_id, body.name)):
+        raise Conflict("This connection already has a repository with this name")
+    now = now_iso()
+    row = tx.query_one(
+        "INSERT INTO repos (vc_id, name, repo_url, author, default_branch, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+        (body.vc_id, body.name, body.repoUrl, body.author, body.default_branch, now, now),
+    )
+    assert row is not None
+    return row
+
+
+def delete(tx: Transaction, repo_id: int) -> Row:
+    """Deletes the repository and, through the schema's cascades, everything found in it."""
+    row = get_row(tx, repo_id)
+    if row is None:
+        raise NotFound("Repository not found")
+    tx.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
+    return row
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def get_repos(ctx: Context) -> dict[str, Any]:
+    rows, total = list_repos(ctx.db, ctx.query, ctx.scope)
+    return envelope([public(r) for r in rows], total, ctx.query)
+
+
+def get_repo(ctx: Context) -> dict[str, Any]:
+    row = get_row(ctx.db, ctx.path["repo_id"], ctx.scope)
+    if row is None:
+        raise NotFound("Repository not found")
+    return public(row)
+
+
+def create_repo(ctx: Context) -> dict[str, Any]:
+    return public(ctx.db.transaction(lambda tx: insert(tx, ctx.body)))
+
+
+def delete_repo(ctx: Context) -> dict[str, Any]:
+    return public(ctx.db.transaction(lambda tx: delete(tx, ctx.path["repo_id"])))
+
+
+routes = [
+    Endpoint(
+        "GET", "/repo/", get_repos, READONLY, "List Repositories", query=RepoQuery, response=list[RepoOut], tag="repo"
+    ),
+    Endpoint(
+        "POST",
+        "/repo/",
+        create_repo,
+        ADMIN,
+        "Register Repository",
+        body=RepoCreate,
+        response=RepoOut,
+        status=201,
+        tag="repo",
+        responses={409: "Name taken in this connection"},
+    ),
+    Endpoint("GET", "/repo/{repo_id}", get_repo, READONLY, "Get Repository", response=RepoOut, tag="repo"),
+    Endpoint("DELETE", "/repo/{repo_id}", delete_repo, ADMIN, "Delete Repository", response=RepoOut, tag="repo"),
+]

@@ -1,0 +1,217 @@
+"""Version-control connections (admin only). Tokens and webhook secrets are write-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+
+from .db import Database, Executor, Row, Transaction
+from .errors import Conflict, NotFound, invalid
+from .sql import Where, order_by
+from .timeutil import now_iso
+from .web import ADMIN, Context, Endpoint, PageQuery, Strict, envelope
+
+VcType = Literal["github", "gitlab", "local"]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2048)]
+Credential = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+
+
+class VcCreate(Strict):
+    name: Name
+    type: VcType
+    url: Url = Field(description="API base URL (github, gitlab) or a directory of git repositories (local)")
+    token: Credential | None = None
+    webhook_secret: Credential | None = None
+
+
+class VcUpdate(Strict):
+    """Partial update; `token: null` / `webhook_secret: null` remove them."""
+
+    name: Name | None = None
+    type: VcType | None = None
+    url: Url | None = None
+    token: Credential | None = None
+    webhook_secret: Credential | None = None
+
+    @field_validator("name", "type", "url", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
+
+
+class VcOut(BaseModel):
+    id: int
+    name: str
+    type: VcType
+    url: str
+    has_token: bool
+    has_webhook_secret: bool
+    repo_count: int
+    created_by: int | None
+    created_at: str
+    updated_at: str
+
+
+class VcQuery(PageQuery):
+    search: str | None = Field(None, max_length=256, description="Substring of name or URL")
+    type: VcType | None = None
+    sort_by: Literal["id", "name", "created_at"] = "id"
+
+
+SORT_COLUMNS = {"id": "id", "name": "lower(name)", "created_at": "created_at"}
+SELECT = "SELECT v.*, (SELECT count(*) FROM repos r WHERE r.vc_id = v.id) AS repo_count FROM vcs v"
+
+
+def public(row: Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "type": row["type"],
+        "url": row["url"],
+        "has_token": row["token"] is not None,
+        "has_webhook_secret": row["webhook_secret"] is not None,
+        "repo_count": row["repo_count"],
+        "created_by": row["created_by"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+    }
+
+
+def check_url(vc_type: str, url: str) -> None:
+    if vc_type == "local":
+        if not Path(url).is_dir():
+            raise invalid(["body", "url"], "A local connection's url must be an existing directory")
+    elif not url.startswith(("http://", "https://")):
+        raise invalid(["body", "url"], "A github or gitlab connection's url must be an http(s) API base URL")
+
+
+# -- SQL --------------------------------------------------------------------------------------------
+def get_row(db: Executor, vc_id: int) -> Row | None:
+    return db.query_one(f"{SELECT} WHERE v.id = ?", (vc_id,))
+
+
+def exists(db: Executor, vc_id: int) -> bool:
+    return db.scalar("SELECT 1 FROM vcs WHERE id = ?", (vc_id,)) is not None
+
+
+def list_vcs(db: Database, q: VcQuery) -> tuple[list[Row], int]:
+    where = Where().text_in_any(["v.name", "v.url"], q.search)
+    if q.type:
+        where.add("v.type = ?", q.type)
+    total = db.scalar(f"SELECT count(*) FROM vcs v {where.sql}", where.params)
+    rows = db.query(
+        f"{SELECT} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'v.id')} LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return rows, int(total)
+
+
+def _check_name(tx: Executor, name: str, exclude: int = 0) -> None:
+    if tx.scalar("SELECT 1 FROM vcs WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
+        raise Conflict("A connection with this name already exists")
+
+
+def insert(tx: Transaction, body: VcCreate, actor: int) -> Row:
+    _check_name(tx, body.name)
+    now = now_iso()
+    row = tx.query_one(
+        "INSERT INTO vcs (name, type, url, token, webhook_secret, created_by, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (body.name, body.type, body.url, body.token, body.webhook_secret, actor, now, now),
+    )
+    assert row is not None
+    created = get_row(tx, row["id"])
+    assert created is not None
+    return created
+
+
+def update(tx: Transaction, vc_id: int, changes: dict[str, Any]) -> Row:
+    vc = get_row(tx, vc_id)
+    if vc is None:
+        raise NotFound("Connection not found")
+    if "name" in changes:
+        _check_name(tx, changes["name"], exclude=vc_id)
+    new = {name: changes.get(name, vc[name]) for name in ("name", "type", "url", "token", "webhook_secret")}
+    check_url(str(new["type"]), str(new["url"]))
+    tx.execute(
+        "UPDATE vcs SET name = ?, type = ?, url = ?, token = ?, webhook_secret = ?, updated_at = ? WHERE id = ?",
+        (*new.values(), now_iso(), vc_id),
+    )
+    updated = get_row(tx, vc_id)
+    assert updated is not None
+    return updated
+
+
+def delete(tx: Transaction, vc_id: int) -> Row:
+    """Deletes the connection with its repositories and everything found in them."""
+    vc = get_row(tx, vc_id)
+    if vc is None:
+        raise NotFound("Connection not found")
+    tx.execute("DELETE FROM vcs WHERE id = ?", (vc_id,))
+    return vc
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def get_vcs(ctx: Context) -> dict[str, Any]:
+    rows, total = list_vcs(ctx.db, ctx.query)
+    return envelope([public(r) for r in rows], total, ctx.query)
+
+
+def create_vc(ctx: Context) -> dict[str, Any]:
+    body: VcCreate = ctx.body
+    check_url(body.type, body.url)
+    return public(ctx.db.transaction(lambda tx: insert(tx, body, ctx.uid)))
+
+
+def get_vc(ctx: Context) -> dict[str, Any]:
+    row = get_row(ctx.db, ctx.path["vc_id"])
+    if row is None:
+        raise NotFound("Connection not found")
+    return public(row)
+
+
+def update_vc(ctx: Context) -> dict[str, Any]:
+    body: VcUpdate = ctx.body
+    changes = {name: getattr(body, name) for name in body.model_fields_set}
+    return public(ctx.db.transaction(lambda tx: update(tx, ctx.path["vc_id"], changes)))
+
+
+def delete_vc(ctx: Context) -> dict[str, Any]:
+    return public(ctx.db.transaction(lambda tx: delete(tx, ctx.path["vc_id"])))
+
+
+routes = [
+    Endpoint(
+        "GET", "/vc/", get_vcs, ADMIN, "List Version Control Connections", query=VcQuery, response=list[VcOut], tag="vc"
+    ),
+    Endpoint(
+        "POST",
+        "/vc/",
+        create_vc,
+        ADMIN,
+        "Create Version Control Connection",
+        body=VcCreate,
+        response=VcOut,
+        status=201,
+        tag="vc",
+        responses={409: "Name taken"},
+    ),
+    Endpoint("GET", "/vc/{vc_id}", get_vc, ADMIN, "Get Version Control Connection", response=VcOut, tag="vc"),
+    Endpoint(
+        "PUT",
+        "/vc/{vc_id}",
+        update_vc,
+        ADMIN,
+        "Update Version Control Connection",
+        body=VcUpdate,
+        response=VcOut,
+        tag="vc",
+        responses={409: "Name taken"},
+    ),
+    Endpoint("DELETE", "/vc/{vc_id}", delete_vc, ADMIN, "Delete Version Control Connection", response=VcOut, tag="vc"),
+]
