@@ -84,3 +84,37 @@ def api(client: TestClient) -> Api:
 @pytest.fixture
 def admin(api: Api) -> str:
     return api.login("admin", ADMIN_PASSWORD)
+
+
+class World:
+    """A connection with three repositories, two groups, and one user of each kind."""
+
+    def __init__(self, api: Api, admin: str, directory: Path) -> None:
+        self.api = api
+        self.admin = admin
+        directory.mkdir(parents=True, exist_ok=True)
+        self.vc = api.post("/vc/", admin, json={"name": "local", "type": "local", "url": str(directory)}).json()
+        self.repos = [
+            api.post("/repo/", admin, json={"name": name, "repoUrl": f"file:///{name}", "vc_id": self.vc["id"]}).json()
+            for name in ["alpha", "beta", "gamma"]
+        ]
+        a, b, _ = (r["id"] for r in self.repos)
+        self.group_a = api.post("/groups/", admin, json={"name": "team-a", "repos": [a]}).json()
+        self.group_b = api.post("/groups/", admin, json={"name": "team-b", "repos": [b]}).json()
+        self.readonly, self.readonly_token = api.user_with_token(admin, "readonly")
+        self.user, self.user_token = api.user_with_token(admin, "user")
+        self.scoped, self.scoped_token = api.user_with_token(admin, "user", group_id=self.group_b["id"])
+
+    def tokens(self) -> dict[str, str | None]:
+        return {
+            "anonymous": None,
+            "readonly": self.readonly_token,
+            "user": self.user_token,
+            "scoped": self.scoped_token,
+            "admin": self.admin,
+        }
+
+
+@pytest.fixture
+def world(api: Api, admin: str, tmp_path: Path) -> World:
+    return World(api, admin, tmp_path / "repos")

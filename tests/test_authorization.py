@@ -1,0 +1,123 @@
+"""Every route in the route table × every kind of caller, with the status each must get.
+
+A route added without a row here fails `test_matrix_covers_every_route`, so none escapes the table.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from .conftest import ADMIN_PASSWORD, World
+
+ROLES = ["anonymous", "readonly", "user", "scoped", "admin"]  # admin last: it performs the destructive calls
+_n = itertools.count()
+
+
+def _unique() -> int:
+    return next(_n)
+
+
+def everyone(status: int) -> dict[str, int]:
+    return dict.fromkeys(ROLES, status)
+
+
+def admin_only(status: int = 200) -> dict[str, int]:
+    return {"anonymous": 401, "readonly": 403, "user": 403, "scoped": 403, "admin": status}
+
+
+def signed_in(status: int = 200, scoped: int | None = None) -> dict[str, int]:
+    return {"anonymous": 401, "readonly": status, "user": status, "scoped": scoped or status, "admin": status}
+
+
+Request = Callable[[World], tuple[str, Any]]  # -> (path, json body)
+
+
+def _new_user(w: World) -> tuple[str, Any]:
+    i = _unique()
+    return "/users/", {"username": f"member{i}", "user_email": f"member{i}@example.com", "password": "password-123"}
+
+
+def _throwaway_user(w: World) -> tuple[str, Any]:
+    return f"/users/{w.api.create_user(w.admin)['id']}", None
+
+
+def _new_vc(w: World) -> tuple[str, Any]:
+    return "/vc/", {"name": f"vc{_unique()}", "type": "gitlab", "url": "https://gitlab.example/api/v4"}
+
+
+def _throwaway_vc(w: World) -> tuple[str, Any]:
+    return f"/vc/{w.api.post('/vc/', w.admin, json=_new_vc(w)[1]).json()['id']}", None
+
+
+def _new_repo(w: World) -> tuple[str, Any]:
+    return "/repo/", {"name": f"r{_unique()}", "repoUrl": "https://git.example/r.git", "vc_id": w.vc["id"]}
+
+
+def _throwaway_repo(w: World) -> tuple[str, Any]:
+    return f"/repo/{w.api.post('/repo/', w.admin, json=_new_repo(w)[1]).json()['id']}", None
+
+
+def _throwaway_group(w: World) -> tuple[str, Any]:
+    return f"/groups/{w.api.post('/groups/', w.admin, json={'name': f'g{_unique()}'}).json()['id']}", None
+
+
+MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
+    ("GET", "/health"): (lambda w: ("/health", None), everyone(200)),
+    ("GET", "/openapi.json"): (lambda w: ("/openapi.json", None), everyone(200)),
+    ("POST", "/auth/login"): (
+        lambda w: ("/auth/login", {"username": "admin", "password": ADMIN_PASSWORD}),
+        everyone(200),
+    ),
+    ("GET", "/users/"): (lambda w: ("/users/", None), admin_only()),
+    ("POST", "/users/"): (_new_user, admin_only(201)),
+    # The readonly user's own record: itself and admins may read it.
+    ("GET", "/users/{user_id}"): (
+        lambda w: (f"/users/{w.readonly['id']}", None),
+        {"anonymous": 401, "readonly": 200, "user": 403, "scoped": 403, "admin": 200},
+    ),
+    # The `user` user's own record: it may change its e-mail; readonly may not even for itself.
+    ("PUT", "/users/{user_id}"): (
+        lambda w: (f"/users/{w.user['id']}", {"user_email": f"u{_unique()}@example.com"}),
+        {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 403, "admin": 200},
+    ),
+    ("DELETE", "/users/{user_id}"): (_throwaway_user, admin_only()),
+    ("GET", "/vc/"): (lambda w: ("/vc/", None), admin_only()),
+    ("POST", "/vc/"): (_new_vc, admin_only(201)),
+    ("GET", "/vc/{vc_id}"): (lambda w: (f"/vc/{w.vc['id']}", None), admin_only()),
+    ("PUT", "/vc/{vc_id}"): (lambda w: (f"/vc/{w.vc['id']}", {"name": f"local{_unique()}"}), admin_only()),
+    ("DELETE", "/vc/{vc_id}"): (_throwaway_vc, admin_only()),
+    ("GET", "/repo/"): (lambda w: ("/repo/", None), signed_in()),
+    ("POST", "/repo/"): (_new_repo, admin_only(201)),
+    # Repository alpha belongs to group A; the scoped user is in group B.
+    ("GET", "/repo/{repo_id}"): (lambda w: (f"/repo/{w.repos[0]['id']}", None), signed_in(200, scoped=404)),
+    ("DELETE", "/repo/{repo_id}"): (_throwaway_repo, admin_only()),
+    ("GET", "/groups/"): (lambda w: ("/groups/", None), signed_in()),
+    ("POST", "/groups/"): (lambda w: ("/groups/", {"name": f"new{_unique()}"}), admin_only(201)),
+    ("GET", "/groups/{group_id}"): (lambda w: (f"/groups/{w.group_a['id']}", None), signed_in(200, scoped=404)),
+    ("PUT", "/groups/{group_id}"): (lambda w: (f"/groups/{w.group_a['id']}", {"description": "d"}), admin_only()),
+    ("DELETE", "/groups/{group_id}"): (_throwaway_group, admin_only()),
+    ("PUT", "/groups/{group_id}/remove_repos"): (
+        lambda w: (f"/groups/{w.group_a['id']}/remove_repos", {"repo_ids": [w.repos[2]["id"]]}),
+        admin_only(),
+    ),
+}
+
+
+def test_matrix_covers_every_route(world: World) -> None:
+    routes = {(e.method, e.path) for e in world.api.client.app.state.endpoints}  # type: ignore[attr-defined]
+    assert routes == set(MATRIX)
+
+
+def test_authorization_matrix(world: World) -> None:
+    failures = []
+    for (method, _), (build, expected) in MATRIX.items():
+        for role, token in world.tokens().items():
+            path, body = build(world)
+            response = world.api.request(method, path, token, json=body)
+            if response.status_code != expected[role]:
+                failures.append(f"{role:9} {method} {path}: {response.status_code} != {expected[role]}")
+            if response.status_code >= 400:
+                assert isinstance(response.json()["detail"], str)
+    assert failures == []

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import Api
+
+TOKEN = "ghp_" + "s3cr3tT0k3nValue" * 2
+HOOK = "hook-secret-value-123"
+
+
+def test_connection_crud_never_returns_credentials(api: Api, admin: str, tmp_path: Path) -> None:
+    created = api.post(
+        "/vc/",
+        admin,
+        json={
+            "name": "gh",
+            "type": "github",
+            "url": "https://api.github.com/orgs/x",
+            "token": TOKEN,
+            "webhook_secret": HOOK,
+        },
+    )
+    assert created.status_code == 201
+    vc = created.json()
+    assert vc["has_token"] is True and vc["has_webhook_secret"] is True and vc["repo_count"] == 0
+    assert "token" not in vc and "webhook_secret" not in vc
+    responses = [
+        created,
+        api.get("/vc/", admin),
+        api.get(f"/vc/{vc['id']}", admin),
+        api.put(f"/vc/{vc['id']}", admin, json={"name": "github"}),
+        api.get("/openapi.json"),
+    ]
+    for response in responses:
+        assert TOKEN not in response.text and HOOK not in response.text
+    cleared = api.put(f"/vc/{vc['id']}", admin, json={"token": None}).json()
+    assert cleared["has_token"] is False and cleared["has_webhook_secret"] is True and cleared["name"] == "github"
+    deleted = api.delete(f"/vc/{vc['id']}", admin)
+    assert deleted.status_code == 200 and TOKEN not in deleted.text
+    assert api.get(f"/vc/{vc['id']}", admin).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "body, loc",
+    [
+        ({"name": "x", "type": "svn", "url": "https://x.example"}, ["body", "type"]),
+        ({"name": "", "type": "github", "url": "https://x.example"}, ["body", "name"]),
+        ({"name": "x", "type": "github", "url": "ftp://x.example"}, ["body", "url"]),
+        ({"name": "x", "type": "local", "url": "/definitely/not/here"}, ["body", "url"]),
+        ({"name": "x", "type": "gitlab"}, ["body", "url"]),
+        ({"name": "x", "type": "gitlab", "url": "https://gitlab.example", "password": "p"}, ["body", "password"]),
+    ],
+)
+def test_connection_validation(api: Api, admin: str, body: dict, loc: list) -> None:
+    response = api.post("/vc/", admin, json=body)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == loc
+    assert api.get("/vc/", admin).json()["total"] == 0
+
+
+def test_connection_name_unique_and_update_checks_url(api: Api, admin: str, tmp_path: Path) -> None:
+    first = api.post("/vc/", admin, json={"name": "Local", "type": "local", "url": str(tmp_path)}).json()
+    clash = api.post("/vc/", admin, json={"name": "LOCAL", "type": "local", "url": str(tmp_path)})
+    assert clash.status_code == 409
+    bad = api.put(f"/vc/{first['id']}", admin, json={"url": str(tmp_path / "missing")})
+    assert bad.status_code == 422
+    assert api.put(f"/vc/{first['id']}", admin, json={"type": "gitlab"}).status_code == 422
+    assert api.put(f"/vc/{first['id']}", admin, json={"name": None}).status_code == 422
+    assert api.get(f"/vc/{first['id']}", admin).json()["url"] == str(tmp_path)
+
+
+def test_list_connections_filters(api: Api, admin: str, tmp_path: Path) -> None:
+    api.post("/vc/", admin, json={"name": "b-lab", "type": "gitlab", "url": "https://gitlab.example/api/v4"})
+    api.post("/vc/", admin, json={"name": "a-local", "type": "local", "url": str(tmp_path)})
+    names = [v["name"] for v in api.get("/vc/?sort_by=name", admin).json()["items"]]
+    assert names == ["a-local", "b-lab"]
+    assert [v["name"] for v in api.get("/vc/?type=gitlab", admin).json()["items"]] == ["b-lab"]
+    assert [v["name"] for v in api.get("/vc/?search=GITLAB.example", admin).json()["items"]] == ["b-lab"]
+    assert api.get("/vc/?sort_by=token", admin).status_code == 422
+
+
+def test_deleting_connection_removes_its_repositories(world) -> None:
+    api, admin = world.api, world.admin
+    assert api.get(f"/vc/{world.vc['id']}", admin).json()["repo_count"] == 3
+    assert api.delete(f"/vc/{world.vc['id']}", admin).status_code == 200
+    assert api.get("/repo/", admin).json()["total"] == 0
+    assert api.get(f"/groups/{world.group_a['id']}", admin).json()["repos"] == []
