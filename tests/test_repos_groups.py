@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Api, World
+from .conftest import World
 
 REPO_FIELDS = {
     "id",
