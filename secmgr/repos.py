@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from . import vcs
+from . import ingest, vcs
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .sql import Where, order_by, placeholders
@@ -118,6 +118,7 @@ def delete(tx: Transaction, repo_id: int) -> Row:
     row = get_row(tx, repo_id)
     if row is None:
         raise NotFound("Repository not found")
+    ingest.forget_repos(tx, [repo_id])
     tx.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
     return row
 

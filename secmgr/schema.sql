@@ -78,3 +78,86 @@ CREATE TABLE IF NOT EXISTS group_repos (
     PRIMARY KEY (group_id, repo_id)
 );
 CREATE INDEX IF NOT EXISTS group_repos_repo_idx ON group_repos (repo_id);
+
+-- Secrets found in source code. Identity: (repository_id, fingerprint). `repo_count` is the number of
+-- repositories holding the same value (by `secret_hash`), kept up to date on write so sorting by it is an index walk.
+CREATE TABLE IF NOT EXISTS secrets (
+    id                  INTEGER PRIMARY KEY,
+    repository_id       INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    fingerprint         TEXT NOT NULL,
+    secret              TEXT NOT NULL,
+    secret_hash         TEXT NOT NULL,
+    repo_count          INTEGER NOT NULL DEFAULT 1,
+    description         TEXT NOT NULL DEFAULT '',
+    file                TEXT NOT NULL DEFAULT '',
+    line                TEXT NOT NULL DEFAULT '',
+    start_line          INTEGER NOT NULL DEFAULT 0,
+    end_line            INTEGER NOT NULL DEFAULT 0,
+    start_column        INTEGER NOT NULL DEFAULT 0,
+    end_column          INTEGER NOT NULL DEFAULT 0,
+    match               TEXT NOT NULL DEFAULT '',
+    rule                TEXT NOT NULL DEFAULT '',
+    commit_sha          TEXT NOT NULL DEFAULT '',
+    author              TEXT NOT NULL DEFAULT '',
+    email               TEXT NOT NULL DEFAULT '',
+    date                TEXT,
+    tags                TEXT NOT NULL DEFAULT '[]',
+    message             TEXT NOT NULL DEFAULT '',
+    entropy             REAL NOT NULL DEFAULT 0,
+    severity            TEXT NOT NULL DEFAULT 'unknown',
+    severity_rank       INTEGER NOT NULL DEFAULT 0,
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('repo_scan', 'pr_scan', 'live_commit')),
+    branch              TEXT NOT NULL DEFAULT '',
+    whitelisted         INTEGER NOT NULL DEFAULT 0,
+    whitelist_id        INTEGER,
+    pr_id               INTEGER,
+    pr_scan_id          INTEGER,
+    commit_id           INTEGER,
+    live_commit_id      INTEGER,
+    live_commit_scan_id INTEGER,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS secrets_identity_uq ON secrets (repository_id, fingerprint);
+CREATE INDEX IF NOT EXISTS secrets_hash_idx ON secrets (secret_hash, repository_id);
+CREATE INDEX IF NOT EXISTS secrets_repo_count_idx ON secrets (repo_count, id);
+CREATE INDEX IF NOT EXISTS secrets_repo_idx ON secrets (repository_id, repo_count, id);
+CREATE INDEX IF NOT EXISTS secrets_created_idx ON secrets (created_at, id);
+CREATE INDEX IF NOT EXISTS secrets_updated_idx ON secrets (updated_at, id);
+CREATE INDEX IF NOT EXISTS secrets_date_idx ON secrets (date, id);
+CREATE INDEX IF NOT EXISTS secrets_severity_idx ON secrets (severity_rank, id);
+CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
+CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
+CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
+CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);
+CREATE INDEX IF NOT EXISTS secrets_pr_scan_idx ON secrets (pr_scan_id);
+CREATE INDEX IF NOT EXISTS secrets_live_scan_idx ON secrets (live_commit_scan_id);
+
+-- Dependency vulnerabilities. Identity: (repository_id, fingerprint) with fingerprint
+-- `ecosystem:package:version:vuln_id:file`.
+CREATE TABLE IF NOT EXISTS vulnerabilities (
+    id                  INTEGER PRIMARY KEY,
+    repository_id       INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    fingerprint         TEXT NOT NULL,
+    vuln_id             TEXT NOT NULL,
+    aliases             TEXT NOT NULL DEFAULT '[]',
+    summary             TEXT NOT NULL DEFAULT '',
+    severity            TEXT NOT NULL DEFAULT 'unknown',
+    severity_rank       INTEGER NOT NULL DEFAULT 0,
+    cvss_score          REAL,
+    package             TEXT NOT NULL,
+    ecosystem           TEXT NOT NULL,
+    version             TEXT NOT NULL DEFAULT '',
+    fixed_version       TEXT,
+    file                TEXT NOT NULL DEFAULT '',
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('repo_scan', 'pr_scan', 'live_commit')),
+    whitelisted         INTEGER NOT NULL DEFAULT 0,
+    whitelist_id        INTEGER,
+    pr_scan_id          INTEGER,
+    live_commit_scan_id INTEGER,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS vulnerabilities_identity_uq ON vulnerabilities (repository_id, fingerprint);
+CREATE INDEX IF NOT EXISTS vulnerabilities_vuln_idx ON vulnerabilities (vuln_id);
+CREATE INDEX IF NOT EXISTS vulnerabilities_package_idx ON vulnerabilities (ecosystem, package);

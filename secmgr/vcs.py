@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
+from . import ingest
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .sql import Where, order_by
@@ -152,6 +153,7 @@ def delete(tx: Transaction, vc_id: int) -> Row:
     vc = get_row(tx, vc_id)
     if vc is None:
         raise NotFound("Connection not found")
+    ingest.forget_repos(tx, [row["id"] for row in tx.query("SELECT id FROM repos WHERE vc_id = ?", (vc_id,))])
     tx.execute("DELETE FROM vcs WHERE id = ?", (vc_id,))
     return vc
 

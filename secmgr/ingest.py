@@ -1,0 +1,228 @@
+"""The one ingest path for findings: report imports, the scanner, pull request and live commit scans.
+
+Findings are identified by their fingerprint within a repository: seeing one again updates it, never
+duplicates it. Everything runs inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import severity as sev
+from .db import Transaction
+from .sql import placeholders
+from .timeutil import now_iso
+
+CHUNK = 500
+
+
+@dataclass
+class SecretFinding:
+    secret: str
+    rule: str
+    description: str = ""
+    file: str = ""
+    line: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    start_column: int = 0
+    end_column: int = 0
+    match: str = ""
+    commit: str = ""
+    author: str = ""
+    email: str = ""
+    date: str | None = None
+    tags: list[str] = field(default_factory=list)
+    message: str = ""
+    entropy: float = 0.0
+    fingerprint: str = ""
+    branch: str = ""
+    severity: str | None = None
+
+    def identity(self) -> str:
+        """gitleaks' fingerprint: `commit:file:rule:start_line` (without the commit outside git)."""
+        if self.fingerprint:
+            return self.fingerprint
+        parts = [self.file, self.rule, str(self.start_line)]
+        return ":".join([self.commit, *parts] if self.commit else parts)
+
+
+@dataclass
+class VulnerabilityFinding:
+    vuln_id: str
+    package: str
+    ecosystem: str
+    version: str = ""
+    aliases: list[str] = field(default_factory=list)
+    summary: str = ""
+    severity: str = "unknown"
+    cvss_score: float | None = None
+    fixed_version: str | None = None
+    file: str = ""
+
+    def identity(self) -> str:
+        return f"{self.ecosystem}:{self.package}:{self.version}:{self.vuln_id}:{self.file}"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where findings came from; the link ids point at the pull request or live commit scan."""
+
+    scan_type: str = "repo_scan"
+    pr_id: int | None = None
+    pr_scan_id: int | None = None
+    commit_id: int | None = None
+    live_commit_id: int | None = None
+    live_commit_scan_id: int | None = None
+
+
+@dataclass
+class IngestResult:
+    created: int = 0
+    updated: int = 0
+    whitelisted: int = 0
+    incidents_opened: int = 0
+    created_ids: list[int] = field(default_factory=list, repr=False)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "whitelisted": self.whitelisted,
+            "incidents_opened": self.incidents_opened,
+        }
+
+
+def secret_hash(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _existing(tx: Transaction, table: str, repo_id: int, fingerprints: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for chunk in _chunks(fingerprints):
+        rows = tx.query(
+            f"SELECT fingerprint FROM {table} WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)})",
+            [repo_id, *chunk],
+        )
+        found.update(row["fingerprint"] for row in rows)
+    return found
+
+
+def _upsert(tx: Transaction, table: str, columns: str, refreshed: str, rows: list[tuple[Any, ...]]) -> None:
+    """Insert rows; a row whose (repository_id, fingerprint) exists refreshes the `refreshed` columns."""
+    if not rows:
+        return
+    refresh = ", ".join(f"{name.strip()} = excluded.{name.strip()}" for name in refreshed.split(","))
+    tx.executemany(
+        f"INSERT INTO {table} ({columns}) VALUES ({placeholders(rows[0])})"
+        f" ON CONFLICT (repository_id, fingerprint) DO UPDATE SET {refresh}",
+        rows,
+    )
+
+
+SECRET_COLUMNS = (
+    "repository_id, fingerprint, secret, secret_hash, description, file, line, start_line, end_line,"
+    " start_column, end_column, match, rule, commit_sha, author, email, date, tags, message, entropy,"
+    " severity, severity_rank, scan_type, branch, pr_id, pr_scan_id, commit_id, live_commit_id,"
+    " live_commit_scan_id, created_at, updated_at"
+)
+# What a second sighting refreshes; origin and first-seen fields stay as first recorded.
+SECRET_REFRESH = (
+    "description, line, end_line, start_column, end_column, match, author, email, date, tags, message,"
+    " entropy, severity, severity_rank, updated_at"
+)
+
+
+def ingest_secrets(
+    tx: Transaction, repo_id: int, findings: Sequence[SecretFinding], origin: Origin = Origin()
+) -> IngestResult:
+    now = now_iso()
+    by_identity = {finding.identity(): finding for finding in findings}  # a report's repeats count once
+    existing = _existing(tx, "secrets", repo_id, list(by_identity))
+    rows = []
+    for identity, f in by_identity.items():
+        severity = f.severity or sev.for_rule(f.rule)
+        rows.append((
+            repo_id, identity, f.secret, secret_hash(f.secret), f.description, f.file, f.line, f.start_line,
+            f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date,
+            json.dumps(f.tags), f.message, f.entropy, severity, sev.RANK[severity], origin.scan_type, f.branch,
+            origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id, origin.live_commit_scan_id,
+            now, now,
+        ))  # fmt: skip
+    _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows)
+    refresh_repo_counts(tx, {secret_hash(f.secret) for f in by_identity.values()})
+    refresh_repo_totals(tx, [repo_id])
+    result = IngestResult(created=len(by_identity) - len(existing), updated=len(existing))
+    # Hook points: allowlists mark covered findings and incidents open on the first non-whitelisted
+    # occurrence. The triage workflow (allowlists, incidents) plugs in here.
+    return result
+
+
+def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
+    """Sets `repo_count` on every secret whose value is in `hashes`."""
+    for chunk in _chunks(sorted(hashes)):
+        counts = tx.query(
+            "SELECT secret_hash, count(DISTINCT repository_id) AS n FROM secrets"
+            f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash",
+            list(chunk),
+        )
+        tx.executemany(
+            "UPDATE secrets SET repo_count = ? WHERE secret_hash = ? AND repo_count != ?",
+            [(row["n"], row["secret_hash"], row["n"]) for row in counts],
+        )
+
+
+def refresh_repo_totals(tx: Transaction, repo_ids: Iterable[int]) -> None:
+    tx.executemany(
+        "UPDATE repos SET secret_count = (SELECT count(*) FROM secrets WHERE repository_id = repos.id),"
+        " vulnerability_count = (SELECT count(*) FROM vulnerabilities WHERE repository_id = repos.id)"
+        " WHERE id = ?",
+        [(repo_id,) for repo_id in repo_ids],
+    )
+
+
+def forget_repos(tx: Transaction, repo_ids: Sequence[int]) -> None:
+    """Before repositories are deleted: their secrets leave the other repositories' `repo_count`."""
+    hashes: set[str] = set()
+    for chunk in _chunks(list(repo_ids)):
+        rows = tx.query(
+            f"SELECT DISTINCT secret_hash FROM secrets WHERE repository_id IN ({placeholders(chunk)})", list(chunk)
+        )
+        hashes.update(row["secret_hash"] for row in rows)
+        tx.execute(f"DELETE FROM secrets WHERE repository_id IN ({placeholders(chunk)})", list(chunk))
+    refresh_repo_counts(tx, hashes)
+
+
+VULN_COLUMNS = (
+    "repository_id, fingerprint, vuln_id, aliases, summary, severity, severity_rank, cvss_score, package,"
+    " ecosystem, version, fixed_version, file, scan_type, pr_scan_id, live_commit_scan_id, created_at, updated_at"
+)
+VULN_REFRESH = "aliases, summary, severity, severity_rank, cvss_score, fixed_version, updated_at"
+
+
+def ingest_vulnerabilities(
+    tx: Transaction, repo_id: int, findings: Sequence[VulnerabilityFinding], origin: Origin = Origin()
+) -> IngestResult:
+    now = now_iso()
+    by_identity = {finding.identity(): finding for finding in findings}
+    existing = _existing(tx, "vulnerabilities", repo_id, list(by_identity))
+    rows = [
+        (
+            repo_id, identity, f.vuln_id, json.dumps(f.aliases), f.summary, f.severity, sev.RANK[f.severity],
+            f.cvss_score, f.package, f.ecosystem, f.version, f.fixed_version, f.file, origin.scan_type,
+            origin.pr_scan_id, origin.live_commit_scan_id, now, now,
+        )
+        for identity, f in by_identity.items()
+    ]  # fmt: skip
+    _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows)
+    refresh_repo_totals(tx, [repo_id])
+    return IngestResult(created=len(by_identity) - len(existing), updated=len(existing))
