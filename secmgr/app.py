@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
+from secrets import token_urlsafe
 from typing import Any
 
 from starlette.applications import Starlette
@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import groups, login, openapi, repos, users, vcs
+from . import groups, imports, login, openapi, repos, secrets, users, vcs, vulnerabilities
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
@@ -52,6 +52,9 @@ def all_endpoints() -> list[Endpoint]:
         *vcs.routes,
         *repos.routes,
         *groups.routes,
+        *secrets.routes,
+        *vulnerabilities.routes,
+        *imports.routes,
     ]
 
 
@@ -119,7 +122,7 @@ def bootstrap_admin(db: Database, settings: Settings, passwords: PasswordHasher)
         return
     password = settings.admin_password
     generated = password is None
-    password = password or secrets.token_urlsafe(18)
+    password = password or token_urlsafe(18)
     password_hash = passwords.hash(password)
     db.transaction(
         lambda tx: users.insert(

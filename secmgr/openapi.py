@@ -119,7 +119,13 @@ class _Builder:
             },
             "security": [] if endpoint.access.public else [{"bearerAuth": []}],
         }
-        if endpoint.body is not None:
+        if endpoint.upload:
+            op["requestBody"] = {
+                "required": True,
+                "description": "The report, as the scanner wrote it",
+                "content": {"application/json": {"schema": {"type": ["object", "array"]}}},
+            }
+        elif endpoint.body is not None:
             ref = self.model(endpoint.body)
             content = {"application/json": {"schema": ref}}
             if endpoint.form_body:
@@ -146,7 +152,7 @@ def _error_statuses(endpoint: Endpoint) -> list[int]:
         statuses |= {404, 422}
     if endpoint.query is not None:
         statuses.add(422)
-    if endpoint.body is not None:
+    if endpoint.body is not None or endpoint.upload:
         statuses |= {413, 422}
     return sorted(statuses)
 

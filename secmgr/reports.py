@@ -173,8 +173,9 @@ def _sarif_findings(log: SarifLog) -> list[SecretFinding]:
                 secret=secret, rule=result.ruleId,
                 description=(rule.shortDescription.text if rule and rule.shortDescription else "")
                 or result.message.text,
-                file=location.artifactLocation.uri, start_line=region.startLine, end_line=region.endLine or region.startLine,
-                start_column=region.startColumn, end_column=region.endColumn, match=secret,
+                file=location.artifactLocation.uri, start_line=region.startLine,
+                end_line=region.endLine or region.startLine, start_column=region.startColumn,
+                end_column=region.endColumn, match=secret,
                 commit=facts.get("commitSha", ""), author=facts.get("author", ""), email=facts.get("email", ""),
                 date=parse_date(facts.get("date")), message=facts.get("commitMessage", ""),
             ))  # fmt: skip

@@ -45,6 +45,12 @@ class Where:
             self.add(f"{repo_column} IN (SELECT repo_id FROM group_repos WHERE group_id = ?)", scope)
         return self
 
+    def in_vcs(self, repo_column: str, vc_ids: Sequence[int] | None) -> Where:
+        """Rows whose repository belongs to one of the connections `vc_ids`."""
+        if vc_ids:
+            self.add(f"{repo_column} IN (SELECT id FROM repos WHERE vc_id IN ({placeholders(vc_ids)}))", *vc_ids)
+        return self
+
     @property
     def sql(self) -> str:
         return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""

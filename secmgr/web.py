@@ -128,6 +128,7 @@ class Endpoint:
     status: int = 200
     tag: str = ""
     form_body: bool = False
+    upload: bool = False
     responses: dict[int, str] = field(default_factory=dict)
 
     @property
@@ -149,7 +150,9 @@ async def _serve(endpoint: Endpoint, request: Request) -> Response:
     ctx = Context(state, request, user, path)
     if endpoint.query is not None:
         ctx.query = parse_query(endpoint.query, request)
-    if endpoint.body is not None:
+    if endpoint.upload:
+        ctx.body = await read_body(request, state.settings.max_upload_bytes)
+    elif endpoint.body is not None:
         raw = await read_body(request, state.settings.max_body_bytes)
         ctx.body = parse_body(endpoint.body, raw, form=endpoint.form_body and _is_form(request, raw))
     result = await anyio.to_thread.run_sync(endpoint.handler, ctx)

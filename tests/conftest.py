@@ -8,6 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
+from secmgr.ingest import VulnerabilityFinding, ingest_vulnerabilities
 from secmgr.settings import Settings
 
 ADMIN_PASSWORD = "admin-password-1"
@@ -86,6 +87,16 @@ def admin(api: Api) -> str:
     return api.login("admin", ADMIN_PASSWORD)
 
 
+def leak(rule: str, secret: str, file: str, line: int, commit: str = "c0ffee", **extra: Any) -> dict[str, Any]:
+    """One finding as gitleaks writes it (with an empty Fingerprint, as gitleaks leaves it without --redact)."""
+    return {
+        "Description": f"{rule} found", "StartLine": line, "EndLine": line, "StartColumn": 5, "EndColumn": 25,
+        "Match": f"key = {secret}", "Secret": secret, "File": file, "SymlinkFile": "", "Commit": commit,
+        "Entropy": 4.2, "Author": "Dev One", "Email": "dev@example.com", "Date": "2026-01-02T03:04:05Z",
+        "Message": "add config", "Tags": [], "RuleID": rule, "Fingerprint": "", **extra,
+    }  # fmt: skip
+
+
 class World:
     """A connection with three repositories, two groups, and one user of each kind."""
 
@@ -104,6 +115,39 @@ class World:
         self.readonly, self.readonly_token = api.user_with_token(admin, "readonly")
         self.user, self.user_token = api.user_with_token(admin, "user")
         self.scoped, self.scoped_token = api.user_with_token(admin, "user", group_id=self.group_b["id"])
+        self.import_secrets(
+            a,
+            [
+                leak("aws-access-token", "AKIAALPHA0000000000A", "app.py", 3),
+                leak("github-pat", "ghp_shared0000000000000000000000000000", "ci.yml", 7),
+            ],
+        )
+        self.import_secrets(b, [leak("github-pat", "ghp_shared0000000000000000000000000000", "deploy.sh", 1)])
+        self.secrets = api.get("/secrets/?sort_by=id", admin).json()["items"]
+        db = api.client.app.state.secmgr.db  # type: ignore[attr-defined]
+        db.transaction(
+            lambda tx: ingest_vulnerabilities(
+                tx,
+                a,
+                [
+                    VulnerabilityFinding(
+                        vuln_id="GHSA-xxxx-yyyy-zzzz",
+                        package="requests",
+                        ecosystem="PyPI",
+                        version="2.0.0",
+                        aliases=["CVE-2099-0001"],
+                        severity="high",
+                        file="requirements.txt",
+                    )
+                ],
+            )
+        )
+        self.vulnerabilities = api.get("/vulnerabilities/", admin).json()["items"]
+
+    def import_secrets(self, repo_id: int, leaks: list[dict[str, Any]], fmt: str = "gitleaks") -> dict[str, Any]:
+        response = self.api.post(f"/import/secrets?format={fmt}&repo_id={repo_id}", self.admin, json=leaks)
+        assert response.status_code == 200, response.text
+        return dict(response.json())
 
     def tokens(self) -> dict[str, str | None]:
         return {

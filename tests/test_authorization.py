@@ -102,6 +102,17 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
         lambda w: (f"/groups/{w.group_a['id']}/remove_repos", {"repo_ids": [w.repos[2]["id"]]}),
         admin_only(),
     ),
+    ("GET", "/secrets/"): (lambda w: ("/secrets/", None), signed_in()),
+    ("GET", "/secrets/{secret_id}"): (lambda w: (f"/secrets/{w.secrets[0]['id']}", None), signed_in(200, scoped=404)),
+    ("GET", "/vulnerabilities/"): (lambda w: ("/vulnerabilities/", None), signed_in()),
+    ("GET", "/vulnerabilities/{vulnerability_id}"): (
+        lambda w: (f"/vulnerabilities/{w.vulnerabilities[0]['id']}", None),
+        signed_in(200, scoped=404),
+    ),
+    ("POST", "/import/secrets"): (
+        lambda w: (f"/import/secrets?format=gitleaks&repo_id={w.repos[0]['id']}", []),
+        {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 404, "admin": 200},
+    ),
 }
 
 

@@ -55,8 +55,13 @@ def _malformed_requests(endpoint: Endpoint) -> list[tuple[str, dict, str]]:
         cases.append((endpoint.path.replace("{" + name + "}", "not-a-number"), {"json": {}}, "path"))
     if endpoint.query is not None:
         bad = "page=0" if issubclass(endpoint.query, PageQuery) else None
+        if "format" in endpoint.query.model_fields:
+            bad = "format=bogus&repo_id=1"
         assert bad, f"give {endpoint.path} a malformed query case"
         cases.append((_concrete(endpoint.path) + "?" + bad, {"json": {}}, "query"))
+    if endpoint.upload:
+        valid_query = "?format=gitleaks&repo_id=1" if endpoint.query is not None else ""
+        cases.append((_concrete(endpoint.path) + valid_query, {"content": b"[{not json"}, "body"))
     if endpoint.body is not None:
         cases.append(
             (

@@ -1,0 +1,195 @@
+"""Secrets: List Secrets and Get Secret Details, within the caller's group scope."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .db import Database, Row
+from .errors import NotFound
+from .findings_query import REPO_COLUMNS, Filter, Id, Ids, Since, embedded_repository
+from .severity import Severity
+from .sql import Where, order_by
+from .web import READONLY, Context, Endpoint, PageQuery, envelope
+
+ScanType = Literal["repo_scan", "pr_scan", "live_commit"]
+
+
+class RepositorySummary(BaseModel):
+    id: int
+    name: str
+    repoUrl: str  # noqa: N815
+    author: str
+    lastScanDate: str | None  # noqa: N815
+    created_at: str
+
+
+class SecretOut(BaseModel):
+    id: int
+    secret: str
+    description: str
+    file: str
+    line: str
+    start_line: int
+    end_line: int
+    start_column: int
+    end_column: int
+    match: str
+    rule: str
+    commit: str
+    author: str
+    email: str
+    date: str | None
+    tags: list[str]
+    repository_id: int
+    message: str
+    fingerprint: str
+    entropy: float
+    severity: Severity
+    scan_type: ScanType
+    whitelisted: bool
+    whitelist_id: int | None
+    created_at: str
+    updated_at: str
+    pr_id: int | None
+    pr_scan_id: int | None
+    commit_id: int | None
+    live_commit_id: int | None
+    live_commit_scan_id: int | None
+    branch: str
+    repo_count: int
+    repository: RepositorySummary
+
+
+class SecretQuery(PageQuery):
+    repo_ids: Ids = None
+    vc_ids: Ids = None
+    pr_ids: Ids = None
+    search: Filter | None = Field(None, description="Substring of secret, rule, file, author, e-mail, commit, "
+                                                     "message, description or repository name")  # fmt: skip
+    pr_scan_id: Id | None = None
+    commit_scan_id: Id | None = Field(None, description="A live commit scan id")
+    secret: Filter | None = None
+    rule: Filter | None = None
+    commit: Filter | None = None
+    author: Filter | None = None
+    email: Filter | None = None
+    description: Filter | None = None
+    message: Filter | None = None
+    branch: Filter | None = None
+    severity: Severity | None = None
+    scan_type: ScanType | None = None
+    whitelisted: bool | None = None
+    created_at: Since | None = Field(None, description="Lower bound (inclusive)")
+    updated_at: Since | None = Field(None, description="Lower bound (inclusive)")
+    sort_by: Literal["repo_count", "id", "created_at", "updated_at", "date", "severity", "rule", "file", "entropy"] = (
+        "repo_count"
+    )
+
+
+SORT_COLUMNS = {
+    "repo_count": "s.repo_count",
+    "id": "s.id",
+    "created_at": "s.created_at",
+    "updated_at": "s.updated_at",
+    "date": "s.date",
+    "severity": "s.severity_rank",
+    "rule": "s.rule",
+    "file": "s.file",
+    "entropy": "s.entropy",
+}
+TEXT_FILTERS = {
+    "secret": "s.secret",
+    "rule": "s.rule",
+    "commit": "s.commit_sha",
+    "author": "s.author",
+    "email": "s.email",
+    "description": "s.description",
+    "message": "s.message",
+    "branch": "s.branch",
+}
+SEARCHED = [*TEXT_FILTERS.values(), "s.file", "r.name"]
+FROM = "FROM secrets s JOIN repos r ON r.id = s.repository_id"
+
+
+def public(row: Row) -> dict[str, Any]:
+    record = {name: row[name] for name in SecretOut.model_fields if name in row}
+    record.update(
+        commit=row["commit_sha"],
+        tags=json.loads(row["tags"]),
+        whitelisted=bool(row["whitelisted"]),
+        repository=embedded_repository(row),
+    )
+    return record
+
+
+# -- SQL --------------------------------------------------------------------------------------------
+def _where(q: SecretQuery, scope: int | None) -> Where:
+    where = Where().in_scope("s.repository_id", scope)
+    where.any_of("s.repository_id", q.repo_ids).any_of("s.pr_id", q.pr_ids).in_vcs("s.repository_id", q.vc_ids)
+    if q.pr_scan_id is not None:
+        where.add("s.pr_scan_id = ?", q.pr_scan_id)
+    if q.commit_scan_id is not None:
+        where.add("s.live_commit_scan_id = ?", q.commit_scan_id)
+    for name, column in TEXT_FILTERS.items():
+        where.substring(column, getattr(q, name))
+    where.text_in_any(SEARCHED, q.search)
+    if q.severity:
+        where.add("s.severity = ?", q.severity)
+    if q.scan_type:
+        where.add("s.scan_type = ?", q.scan_type)
+    if q.whitelisted is not None:
+        where.add("s.whitelisted = ?", int(q.whitelisted))
+    if q.created_at:
+        where.add("s.created_at >= ?", q.created_at)
+    if q.updated_at:
+        where.add("s.updated_at >= ?", q.updated_at)
+    return where
+
+
+def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
+    where = _where(q, scope)
+    total = db.scalar(f"SELECT count(*) {FROM} {where.sql}", where.params)
+    rows = db.query(
+        f"SELECT s.*, {REPO_COLUMNS} {FROM} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 's.id')}"
+        " LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return rows, int(total)
+
+
+def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:
+    where = Where().add("s.id = ?", secret_id).in_scope("s.repository_id", scope)
+    return db.query_one(f"SELECT s.*, {REPO_COLUMNS} {FROM} {where.sql}", where.params)
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def get_secrets(ctx: Context) -> dict[str, Any]:
+    rows, total = list_secrets(ctx.db, ctx.query, ctx.scope)
+    return envelope([public(r) for r in rows], total, ctx.query)
+
+
+def get_secret(ctx: Context) -> dict[str, Any]:
+    row = get_row(ctx.db, ctx.path["secret_id"], ctx.scope)
+    if row is None:
+        raise NotFound("Secret not found")
+    return public(row)
+
+
+routes = [
+    Endpoint(
+        "GET",
+        "/secrets/",
+        get_secrets,
+        READONLY,
+        "List Secrets",
+        query=SecretQuery,
+        response=list[SecretOut],
+        tag="secrets",
+    ),
+    Endpoint(
+        "GET", "/secrets/{secret_id}", get_secret, READONLY, "Get Secret Details", response=SecretOut, tag="secrets"
+    ),
+]

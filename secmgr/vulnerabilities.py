@@ -1,0 +1,133 @@
+"""Dependency vulnerabilities: list and read, within the caller's group scope."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .db import Database, Row
+from .errors import NotFound
+from .findings_query import REPO_COLUMNS, Filter, Ids, embedded_repository
+from .secrets import RepositorySummary, ScanType
+from .severity import Severity
+from .sql import Where, order_by
+from .web import READONLY, Context, Endpoint, PageQuery, envelope
+
+
+class VulnerabilityOut(BaseModel):
+    id: int
+    vuln_id: str
+    aliases: list[str]
+    summary: str
+    severity: Severity
+    cvss_score: float | None
+    package: str
+    ecosystem: str
+    version: str
+    fixed_version: str | None
+    file: str
+    repository_id: int
+    repository: RepositorySummary
+    scan_type: ScanType
+    whitelisted: bool
+    whitelist_id: int | None
+    pr_scan_id: int | None
+    live_commit_scan_id: int | None
+    created_at: str
+    updated_at: str
+
+
+class VulnerabilityQuery(PageQuery):
+    repo_ids: Ids = None
+    vc_ids: Ids = None
+    severity: Severity | None = None
+    ecosystem: Filter | None = Field(None, description="Exact ecosystem, e.g. PyPI, npm, Go")
+    package: Filter | None = Field(None, description="Substring of the package name")
+    vuln_id: Filter | None = Field(None, description="An OSV, GHSA or CVE id, matched against id and aliases")
+    whitelisted: bool | None = None
+    search: Filter | None = Field(None, description="Substring of id, aliases, summary, package or file")
+    sort_by: Literal["id", "created_at", "updated_at", "severity", "cvss_score", "package", "vuln_id"] = "id"
+
+
+SORT_COLUMNS = {
+    "id": "v.id",
+    "created_at": "v.created_at",
+    "updated_at": "v.updated_at",
+    "severity": "v.severity_rank",
+    "cvss_score": "v.cvss_score",
+    "package": "v.package",
+    "vuln_id": "v.vuln_id",
+}
+FROM = "FROM vulnerabilities v JOIN repos r ON r.id = v.repository_id"
+
+
+def public(row: Row) -> dict[str, Any]:
+    record = {name: row[name] for name in VulnerabilityOut.model_fields if name in row}
+    record.update(
+        aliases=json.loads(row["aliases"]), whitelisted=bool(row["whitelisted"]), repository=embedded_repository(row)
+    )
+    return record
+
+
+def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
+    where = Where().in_scope("v.repository_id", scope).any_of("v.repository_id", q.repo_ids)
+    where.in_vcs("v.repository_id", q.vc_ids).substring("v.package", q.package)
+    where.text_in_any(["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)
+    if q.ecosystem:
+        where.add("lower(v.ecosystem) = lower(?)", q.ecosystem)
+    if q.vuln_id:
+        where.add("(upper(v.vuln_id) = upper(?) OR instr(upper(v.aliases), upper(?)) > 0)", q.vuln_id,
+                  json.dumps(q.vuln_id))  # fmt: skip
+    if q.severity:
+        where.add("v.severity = ?", q.severity)
+    if q.whitelisted is not None:
+        where.add("v.whitelisted = ?", int(q.whitelisted))
+    total = db.scalar(f"SELECT count(*) {FROM} {where.sql}", where.params)
+    rows = db.query(
+        f"SELECT v.*, {REPO_COLUMNS} {FROM} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'v.id')}"
+        " LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return rows, int(total)
+
+
+def get_row(db: Database, vulnerability_id: int, scope: int | None) -> Row | None:
+    where = Where().add("v.id = ?", vulnerability_id).in_scope("v.repository_id", scope)
+    return db.query_one(f"SELECT v.*, {REPO_COLUMNS} {FROM} {where.sql}", where.params)
+
+
+def get_vulnerabilities(ctx: Context) -> dict[str, Any]:
+    rows, total = list_vulnerabilities(ctx.db, ctx.query, ctx.scope)
+    return envelope([public(r) for r in rows], total, ctx.query)
+
+
+def get_vulnerability(ctx: Context) -> dict[str, Any]:
+    row = get_row(ctx.db, ctx.path["vulnerability_id"], ctx.scope)
+    if row is None:
+        raise NotFound("Vulnerability not found")
+    return public(row)
+
+
+routes = [
+    Endpoint(
+        "GET",
+        "/vulnerabilities/",
+        get_vulnerabilities,
+        READONLY,
+        "List Vulnerabilities",
+        query=VulnerabilityQuery,
+        response=list[VulnerabilityOut],
+        tag="vulnerabilities",
+    ),
+    Endpoint(
+        "GET",
+        "/vulnerabilities/{vulnerability_id}",
+        get_vulnerability,
+        READONLY,
+        "Get Vulnerability",
+        response=VulnerabilityOut,
+        tag="vulnerabilities",
+    ),
+]
