@@ -79,6 +79,7 @@ class SecretQuery(PageQuery):
     description: Filter | None = None
     message: Filter | None = None
     branch: Filter | None = None
+    file: Filter | None = Field(None, description="Substring of the file path")
     severity: Severity | None = None
     scan_type: ScanType | None = None
     whitelisted: bool | None = None
@@ -109,8 +110,9 @@ TEXT_FILTERS = {
     "description": "s.description",
     "message": "s.message",
     "branch": "s.branch",
+    "file": "s.file",
 }
-SEARCHED = [*TEXT_FILTERS.values(), "s.file", "r.name"]
+SEARCHED = [*TEXT_FILTERS.values(), "r.name"]
 FROM = "FROM secrets s JOIN repos r ON r.id = s.repository_id"
 
 

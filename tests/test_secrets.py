@@ -1,0 +1,279 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import World, leak
+
+DETAIL_FIELDS = {
+    "id", "secret", "description", "file", "line", "start_line", "end_line", "start_column", "end_column", "match",
+    "rule", "commit", "author", "email", "date", "tags", "repository_id", "message", "fingerprint", "entropy",
+    "severity", "scan_type", "whitelisted", "whitelist_id", "created_at", "updated_at", "pr_id", "pr_scan_id",
+    "commit_id", "live_commit_id", "live_commit_scan_id", "repository", "branch", "repo_count",
+}  # fmt: skip
+
+
+def sarif(results: list[dict], rules: list[dict] | None = None) -> dict:
+    """A SARIF 2.1.0 log shaped as gitleaks writes it."""
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "gitleaks", "semanticVersion": "v8.18.0",
+                                      "rules": rules or [{"id": "stripe-access-token",
+                                                          "shortDescription": {"text": "Stripe key"}}]}},
+                  "results": results}],
+    }  # fmt: skip
+
+
+def sarif_result(secret: str, uri: str, line: int, rule: str = "stripe-access-token") -> dict:
+    return {
+        "message": {"text": f"{rule} has detected secret for file {uri}."},
+        "ruleId": rule,
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                            "region": {"startLine": line, "startColumn": 9, "endLine": line,
+                                                       "endColumn": 40, "snippet": {"text": secret}}}}],
+        "partialFingerprints": {"commitSha": "beefcafe", "email": "ops@example.com", "author": "Ops",
+                                "date": "2026-02-03T04:05:06Z", "commitMessage": "add billing"},
+    }  # fmt: skip
+
+
+def items(world: World, query: str = "", token: str | None = None) -> list[dict]:
+    response = world.api.get(f"/secrets/?{query}", token or world.admin)
+    assert response.status_code == 200, response.text
+    return list(response.json()["items"])
+
+
+def test_gitleaks_import_records_every_field(world: World) -> None:
+    first = world.secrets[0]
+    assert set(first) == DETAIL_FIELDS
+    assert first["rule"] == "aws-access-token" and first["secret"] == "AKIAALPHA0000000000A"
+    assert first["fingerprint"] == "c0ffee:app.py:aws-access-token:3"
+    assert first["commit"] == "c0ffee" and first["author"] == "Dev One" and first["email"] == "dev@example.com"
+    assert first["date"] == "2026-01-02T03:04:05Z" and first["start_line"] == 3 and first["end_column"] == 25
+    assert first["severity"] == "critical" and first["scan_type"] == "repo_scan" and first["whitelisted"] is False
+    assert first["repository"]["name"] == "alpha" and first["repository"]["repoUrl"] == "file:///alpha"
+    detail = world.api.get(f"/secrets/{first['id']}", world.admin)
+    assert detail.status_code == 200 and detail.json() == first
+    assert world.api.get("/secrets/99999", world.admin).status_code == 404
+
+
+def test_reimport_updates_instead_of_duplicating(world: World) -> None:
+    a = world.repos[0]["id"]
+    again = world.import_secrets(
+        a,
+        [
+            leak("aws-access-token", "AKIAALPHA0000000000A", "app.py", 3, Message="reworded"),
+            leak("aws-access-token", "AKIAALPHA0000000000A", "app.py", 30),
+        ],
+    )
+    assert again == {"created": 1, "updated": 1, "whitelisted": 0, "incidents_opened": 0}
+    assert world.api.get("/secrets/", world.admin).json()["total"] == 4
+    assert [s["message"] for s in items(world, "file=app.py&sort_by=id")] == ["reworded", "add config"]
+    repo = world.api.get(f"/repo/{a}", world.admin).json()
+    assert repo["secret_count"] == 3
+
+
+def test_report_given_fingerprint_is_the_identity(world: World) -> None:
+    c = world.repos[2]["id"]
+    result = world.import_secrets(
+        c,
+        [
+            leak("jwt", "eyJhbGciOi.x.y", "a.txt", 1, Fingerprint="given-fp"),
+            leak("jwt", "eyJhbGciOi.x.y", "b.txt", 2, Fingerprint="given-fp"),
+        ],
+    )
+    assert result["created"] == 1
+    assert [s["fingerprint"] for s in items(world, f"repo_ids={c}")] == ["given-fp"]
+
+
+def test_sarif_import(world: World) -> None:
+    c = world.repos[2]["id"]
+    report = sarif(
+        [
+            sarif_result("sk_live_" + "a1" * 12, "billing/pay.py", 12),
+            sarif_result("sk_live_" + "b2" * 12, "billing/pay.py", 40),
+        ]
+    )
+    response = world.api.post(f"/import/secrets?format=sarif&repo_id={c}", world.admin, json=report)
+    assert response.status_code == 200, response.text
+    assert response.json()["created"] == 2
+    found = items(world, f"repo_ids={c}&sort_by=id")
+    assert [s["start_line"] for s in found] == [12, 40]
+    first = found[0]
+    assert first["commit"] == "beefcafe" and first["author"] == "Ops" and first["message"] == "add billing"
+    assert first["description"] == "Stripe key" and first["severity"] == "critical"
+    assert first["fingerprint"] == "beefcafe:billing/pay.py:stripe-access-token:12"
+
+
+@pytest.mark.parametrize("fmt, body, loc", [
+    ("gitleaks", b"{not json", ["body"]),
+    ("gitleaks", b"", ["body"]),
+    ("gitleaks", json.dumps({"RuleID": "x"}).encode(), ["body"]),
+    ("gitleaks", json.dumps([leak("jwt", "a.b.c", "f", 1), {"RuleID": "jwt"}]).encode(), ["body", 1, "Secret"]),
+    ("gitleaks", json.dumps([leak("jwt", "a.b.c", "f", 1, StartLine=-4)]).encode(), ["body", 0, "StartLine"]),
+    ("gitleaks", json.dumps([leak("jwt", "a.b.c", "f", 1, Entropy="high")]).encode(), ["body", 0, "Entropy"]),
+    ("sarif", json.dumps({"version": "2.0.0", "runs": []}).encode(), ["body", "version"]),
+    ("sarif", json.dumps(sarif([{"ruleId": "x", "locations": []}])).encode(),
+     ["body", "runs", 0, "results", 0, "locations"]),
+])  # fmt: skip
+def test_bad_report_is_rejected_whole(world: World, fmt: str, body: bytes, loc: list) -> None:
+    before = world.api.get("/secrets/", world.admin).json()["total"]
+    response = world.api.post(f"/import/secrets?format={fmt}&repo_id={world.repos[2]['id']}", world.admin,
+                              content=body, headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.status_code == 422, response.text
+    assert loc in [e["loc"] for e in response.json()["detail"]]
+    assert world.api.get("/secrets/", world.admin).json()["total"] == before
+
+
+def test_sarif_result_without_secret_is_rejected(world: World) -> None:
+    result = sarif_result("x", "f.py", 1)
+    del result["locations"][0]["physicalLocation"]["region"]["snippet"]
+    response = world.api.post(f"/import/secrets?format=sarif&repo_id={world.repos[2]['id']}", world.admin,
+                              json=sarif([sarif_result("sk_live_ok" * 3, "g.py", 2), result]))  # fmt: skip
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"][:5] == ["body", "runs", 0, "results", 1]
+    assert world.api.get(f"/secrets/?repo_ids={world.repos[2]['id']}", world.admin).json()["total"] == 0
+
+
+def test_import_query_validation_and_scope(world: World) -> None:
+    api = world.api
+    assert api.post("/import/secrets?format=csv&repo_id=1", world.admin, json=[]).status_code == 422
+    missing = api.post("/import/secrets?format=gitleaks", world.admin, json=[])
+    assert missing.status_code == 422 and missing.json()["detail"][0]["loc"] == ["query", "repo_id"]
+    assert api.post("/import/secrets?format=gitleaks&repo_id=999", world.admin, json=[]).status_code == 404
+    alpha = world.repos[0]["id"]
+    assert api.post(f"/import/secrets?format=gitleaks&repo_id={alpha}", world.scoped_token, json=[]).status_code == 404
+
+
+def test_repo_count_across_repositories(world: World) -> None:
+    by_secret = {s["secret"]: s["repo_count"] for s in items(world)}
+    assert by_secret == {"AKIAALPHA0000000000A": 1, "ghp_shared0000000000000000000000000000": 2}
+    c = world.repos[2]["id"]
+    world.import_secrets(c, [leak("github-pat", "ghp_shared0000000000000000000000000000", "x.sh", 9)])
+    assert {s["repo_count"] for s in items(world, "secret=ghp_shared")} == {3}
+    default = items(world, "order_by=desc")
+    assert [s["repo_count"] for s in default] == [3, 3, 3, 1]
+    world.api.delete(f"/repo/{c}", world.admin)
+    assert {s["repo_count"] for s in items(world, "secret=ghp_shared")} == {2}
+    world.api.delete(f"/vc/{world.vc['id']}", world.admin)
+    assert items(world) == []
+
+
+def test_every_filter(world: World) -> None:
+    a, b, c = (r["id"] for r in world.repos)
+    world.import_secrets(c, [leak("private-key", "-----BEGIN PRIVATE KEY-----MII", "keys/id_rsa", 1, commit="abc123",
+                                  Author="Mallory", Email="mal@corp.example", Message="Oops keys",
+                                  Description="Private Key", Date="2026-03-01T00:00:00Z")])  # fmt: skip
+
+    def rules(query: str) -> list[str]:
+        return sorted(s["rule"] for s in items(world, query))
+
+    assert rules(f"repo_ids={a}") == ["aws-access-token", "github-pat"]
+    assert rules(f"repo_ids={a},{c}") == ["aws-access-token", "github-pat", "private-key"]
+    assert rules(f"repo_ids={b}&repo_ids={c}") == ["github-pat", "private-key"]
+    assert rules(f"vc_ids={world.vc['id']}") == ["aws-access-token", "github-pat", "github-pat", "private-key"]
+    assert rules("vc_ids=999") == []
+    assert rules("secret=begin private") == ["private-key"]
+    assert rules("rule=GITHUB") == ["github-pat", "github-pat"]
+    assert rules("commit=ABC1") == ["private-key"]
+    assert rules("author=mallory") == ["private-key"]
+    assert rules("email=CORP.example") == ["private-key"]
+    assert rules("description=private KEY") == ["private-key"]
+    assert rules("message=oops") == ["private-key"]
+    assert rules("severity=critical") == ["aws-access-token", "private-key"]
+    assert rules("severity=high") == ["github-pat", "github-pat"]
+    assert rules("scan_type=repo_scan") == ["aws-access-token", "github-pat", "github-pat", "private-key"]
+    assert rules("scan_type=pr_scan") == []
+    assert rules("whitelisted=false") == ["aws-access-token", "github-pat", "github-pat", "private-key"]
+    assert rules("whitelisted=true") == []
+    assert rules("search=id_rsa") == ["private-key"]
+    assert rules("search=gamma") == ["private-key"]
+    assert rules("search=deploy.sh") == ["github-pat"]
+    assert rules("created_at=2000-01-01") == ["aws-access-token", "github-pat", "github-pat", "private-key"]
+    assert rules("created_at=2999-01-01") == []
+    assert rules("updated_at=2999-01-01T00:00:00Z") == []
+    assert rules("pr_ids=1") == [] and rules("pr_scan_id=1") == [] and rules("commit_scan_id=1") == []
+    assert rules("branch=main") == []
+    assert rules("rule=github&repo_ids=" + str(b)) == ["github-pat"]
+
+
+def test_every_sort(world: World) -> None:
+    c = world.repos[2]["id"]
+    world.import_secrets(c, [leak("generic-api-key", "zzz-generic-key-1234", "a/zz.txt", 2, Entropy=5.9,
+                                  Date="2025-01-01T00:00:00Z")])  # fmt: skip
+    ids = [s["id"] for s in items(world, "sort_by=id")]
+    assert ids == sorted(ids)
+    assert [s["id"] for s in items(world, "sort_by=id&order_by=desc")] == ids[::-1]
+    assert items(world, "sort_by=severity&order_by=desc")[0]["severity"] == "critical"
+    assert items(world, "sort_by=severity")[0]["severity"] == "medium"
+    assert items(world, "sort_by=entropy&order_by=desc")[0]["entropy"] == 5.9
+    assert items(world, "sort_by=date")[0]["date"] == "2025-01-01T00:00:00Z"
+    assert [s["rule"] for s in items(world, "sort_by=rule")][0] == "aws-access-token"
+    assert [s["file"] for s in items(world, "sort_by=file")] == ["a/zz.txt", "app.py", "ci.yml", "deploy.sh"]
+    for key in ["created_at", "updated_at", "repo_count"]:
+        assert len(items(world, f"sort_by={key}")) == 4
+
+
+@pytest.mark.parametrize("query, loc", [
+    ("sort_by=secret", ["query", "sort_by"]),
+    ("severity=urgent", ["query", "severity"]),
+    ("scan_type=full", ["query", "scan_type"]),
+    ("order_by=random", ["query", "order_by"]),
+    ("whitelisted=perhaps", ["query", "whitelisted"]),
+    ("created_at=yesterday", ["query", "created_at"]),
+    ("repo_ids=1,x", ["query", "repo_ids", 1]),
+    ("limit=0", ["query", "limit"]),
+    ("limit=101", ["query", "limit"]),
+    ("page=0", ["query", "page"]),
+    ("pr_scan_id=-1", ["query", "pr_scan_id"]),
+])  # fmt: skip
+def test_list_rejects_bad_query(world: World, query: str, loc: list) -> None:
+    response = world.api.get(f"/secrets/?{query}", world.admin)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == loc
+
+
+def test_paging(world: World) -> None:
+    page = world.api.get("/secrets/?limit=2&page=2&sort_by=id", world.admin).json()
+    assert page["total"] == 3 and page["pages"] == 2 and page["page"] == 2 and len(page["items"]) == 1
+    past = world.api.get("/secrets/?page=9", world.admin).json()
+    assert past["items"] == [] and past["total"] == 3
+
+
+def test_group_scope_on_list_and_detail(world: World) -> None:
+    mine = items(world, token=world.scoped_token)
+    assert [s["repository"]["name"] for s in mine] == ["beta"]
+    alpha_secret = world.secrets[0]
+    assert world.api.get(f"/secrets/{alpha_secret['id']}", world.scoped_token).status_code == 404
+    assert world.api.get(f"/secrets/{mine[0]['id']}", world.scoped_token).status_code == 200
+    assert items(world, f"repo_ids={world.repos[0]['id']}", token=world.scoped_token) == []
+    # repo_count still counts every repository holding the value.
+    assert mine[0]["repo_count"] == 2
+
+
+def test_vulnerabilities_list_and_detail(world: World) -> None:
+    api, admin = world.api, world.admin
+    vulnerability = world.vulnerabilities[0]
+    assert vulnerability["vuln_id"] == "GHSA-xxxx-yyyy-zzzz" and vulnerability["aliases"] == ["CVE-2099-0001"]
+    assert vulnerability["repository"]["name"] == "alpha" and vulnerability["whitelisted"] is False
+    assert api.get(f"/vulnerabilities/{vulnerability['id']}", admin).json() == vulnerability
+    for query, total in [
+        ("vuln_id=CVE-2099-0001", 1),
+        ("vuln_id=ghsa-xxxx-yyyy-zzzz", 1),
+        ("vuln_id=CVE-1", 0),
+        ("ecosystem=pypi", 1),
+        ("ecosystem=npm", 0),
+        ("package=REQ", 1),
+        ("severity=high", 1),
+        ("severity=low", 0),
+        ("whitelisted=false", 1),
+        ("search=requirements", 1),
+        (f"repo_ids={world.repos[1]['id']}", 0),
+        (f"vc_ids={world.vc['id']}", 1),
+    ]:
+        assert api.get(f"/vulnerabilities/?{query}", admin).json()["total"] == total, query
+    assert api.get("/vulnerabilities/?sort_by=secret", admin).status_code == 422
+    assert api.get("/vulnerabilities/", world.scoped_token).json()["total"] == 0
+    assert api.get(f"/vulnerabilities/{vulnerability['id']}", world.scoped_token).status_code == 404
+    assert api.get(f"/repo/{world.repos[0]['id']}", admin).json()["vulnerability_count"] == 1
