@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -73,6 +74,31 @@ def create_user(args: argparse.Namespace) -> int:
     return 0
 
 
+def import_report(args: argparse.Namespace) -> int:
+    import json
+
+    from .db import Database
+    from .errors import AppError, ValidationFailed
+    from .imports import import_secrets
+
+    settings = _settings(args)
+    raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    db = Database(settings.database_path).open()
+    try:
+        result = import_secrets(db, args.repo_id, args.format, raw)
+    except ValidationFailed as exc:
+        for error in exc.errors[:20]:
+            print(f"secmgr: {'.'.join(map(str, error['loc']))}: {error['msg']}", file=sys.stderr)
+        return 2
+    except AppError as exc:
+        print(f"secmgr: {exc.detail}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    print(json.dumps(result.counts()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="secmgr", description="Self-hostable application-security findings service")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -100,6 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     data_dir_option(p)
     p.set_defaults(func=create_user)
+
+    p = commands.add_parser("import", help="import another scanner's report directly into the database")
+    kinds = p.add_subparsers(dest="kind", required=True)
+    k = kinds.add_parser("secrets", help="a gitleaks JSON or SARIF 2.1.0 report of secrets")
+    k.add_argument("--format", required=True, choices=["gitleaks", "sarif"])
+    k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
+    k.add_argument("file", help="the report, or - for standard input")
+    data_dir_option(k)
+    k.set_defaults(func=import_report)
     return parser
 
 

@@ -91,7 +91,40 @@ def test_create_user_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
         assert client.post("/auth/login", json={"username": "admin", "password": "x" * 8}).status_code == 401
 
 
-@pytest.mark.parametrize("command", [[], ["serve"], ["create-user"]])
+def test_import_secrets_command(tmp_path: Path, capsys) -> None:
+    import json
+
+    from starlette.testclient import TestClient
+
+    from secmgr.app import create_app
+    from secmgr.settings import Settings
+
+    from .conftest import ADMIN_PASSWORD, Api, leak
+
+    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
+    with TestClient(create_app(settings)) as client:
+        api = Api(client)
+        admin = api.login("admin", ADMIN_PASSWORD)
+        vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(tmp_path)}).json()
+        repo = api.post("/repo/", admin, json={"name": "r", "repoUrl": "u", "vc_id": vc["id"]}).json()
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps([leak("jwt", "eyJ.a.b", "x.py", 1), leak("jwt", "eyJ.c.d", "y.py", 2)]))
+    args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo["id"]), "--data-dir",
+            str(tmp_path / "data")]  # fmt: skip
+    assert main([*args, str(report)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"created": 2, "updated": 0, "whitelisted": 0,
+                                                   "incidents_opened": 0}  # fmt: skip
+    assert main([*args, str(report)]) == 0
+    assert json.loads(capsys.readouterr().out)["updated"] == 2
+    report.write_text(json.dumps([{"RuleID": "jwt"}]))
+    assert main([*args, str(report)]) == 2
+    assert "0.Secret" in capsys.readouterr().err
+    with TestClient(create_app(settings)) as client:
+        api = Api(client)
+        assert api.get("/secrets/", api.login("admin", ADMIN_PASSWORD)).json()["total"] == 2
+
+
+@pytest.mark.parametrize("command", [[], ["serve"], ["create-user"], ["import"], ["import", "secrets"]])
 def test_help(command: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main([*command, "--help"])
