@@ -82,7 +82,11 @@ def import_report(args: argparse.Namespace) -> int:
     from .imports import import_secrets
 
     settings = _settings(args)
-    raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    try:
+        raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"secmgr: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
     db = Database(settings.database_path).open()
     try:
         result = import_secrets(db, args.repo_id, args.format, raw)
