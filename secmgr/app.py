@@ -16,7 +16,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import groups, imports, login, openapi, repos, secrets, users, vcs, vulnerabilities
@@ -25,7 +25,7 @@ from .db import Database
 from .errors import AppError
 from .passwords import PasswordHasher
 from .settings import Settings
-from .web import PUBLIC, AppState, Context, Endpoint
+from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
 
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")

@@ -194,4 +194,23 @@ class Database:
 
 
 Executor = Database | Transaction
-"""What resource SQL functions take: the database for reads, a transaction for writes."""
+
+
+TRIGRAM = 3
+MAX_TRIGRAMS = 16
+
+
+def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, list[Any]] | None:
+    """Rows of the FTS5 trigram table `index` holding every trigram of `text` (case-insensitive).
+
+    A superset of the rows containing `text`: the caller adds the exact check. None when `text` is shorter
+    than a trigram, and the caller must scan instead.
+    """
+    folded = text.lower()
+    grams = list(dict.fromkeys(folded[i : i + TRIGRAM] for i in range(len(folded) - TRIGRAM + 1)))
+    if not grams:
+        return None
+    step = max(1, len(grams) // MAX_TRIGRAMS)
+    chosen = grams[::step][:MAX_TRIGRAMS]
+    expression = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in chosen)
+    return f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ?)", [expression]

@@ -161,3 +161,31 @@ CREATE TABLE IF NOT EXISTS vulnerabilities (
 CREATE UNIQUE INDEX IF NOT EXISTS vulnerabilities_identity_uq ON vulnerabilities (repository_id, fingerprint);
 CREATE INDEX IF NOT EXISTS vulnerabilities_vuln_idx ON vulnerabilities (vuln_id);
 CREATE INDEX IF NOT EXISTS vulnerabilities_package_idx ON vulnerabilities (ecosystem, package);
+
+-- Substring search over secrets: an FTS5 trigram index kept in step by triggers. `detail = none` keeps it
+-- small and cheap to write; it narrows candidates by their trigrams and an exact check confirms each one.
+CREATE VIRTUAL TABLE IF NOT EXISTS secrets_fts USING fts5 (
+    secret, rule, file, author, email, commit_sha, message, description, branch,
+    content = 'secrets', content_rowid = 'id', tokenize = 'trigram', detail = none
+);
+CREATE TRIGGER IF NOT EXISTS secrets_fts_insert AFTER INSERT ON secrets BEGIN
+    INSERT INTO secrets_fts (rowid, secret, rule, file, author, email, commit_sha, message, description, branch)
+    VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
+            new.description, new.branch);
+END;
+CREATE TRIGGER IF NOT EXISTS secrets_fts_delete AFTER DELETE ON secrets BEGIN
+    INSERT INTO secrets_fts (secrets_fts, rowid, secret, rule, file, author, email, commit_sha, message,
+                             description, branch)
+    VALUES ('delete', old.id, old.secret, old.rule, old.file, old.author, old.email, old.commit_sha, old.message,
+            old.description, old.branch);
+END;
+CREATE TRIGGER IF NOT EXISTS secrets_fts_update
+AFTER UPDATE OF secret, rule, file, author, email, commit_sha, message, description, branch ON secrets BEGIN
+    INSERT INTO secrets_fts (secrets_fts, rowid, secret, rule, file, author, email, commit_sha, message,
+                             description, branch)
+    VALUES ('delete', old.id, old.secret, old.rule, old.file, old.author, old.email, old.commit_sha, old.message,
+            old.description, old.branch);
+    INSERT INTO secrets_fts (rowid, secret, rule, file, author, email, commit_sha, message, description, branch)
+    VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
+            new.description, new.branch);
+END;

@@ -102,18 +102,18 @@ SORT_COLUMNS = {
     "entropy": "s.entropy",
 }
 TEXT_FILTERS = {
-    "secret": "s.secret",
-    "rule": "s.rule",
-    "commit": "s.commit_sha",
-    "author": "s.author",
-    "email": "s.email",
-    "description": "s.description",
-    "message": "s.message",
-    "branch": "s.branch",
-    "file": "s.file",
+    "secret": "secret",
+    "rule": "rule",
+    "commit": "commit_sha",
+    "author": "author",
+    "email": "email",
+    "description": "description",
+    "message": "message",
+    "branch": "branch",
+    "file": "file",
 }
-SEARCHED = [*TEXT_FILTERS.values(), "r.name"]
 FROM = "FROM secrets s JOIN repos r ON r.id = s.repository_id"
+INDEX = "secrets_fts"
 
 
 def public(row: Row) -> dict[str, Any]:
@@ -136,8 +136,16 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
     if q.commit_scan_id is not None:
         where.add("s.live_commit_scan_id = ?", q.commit_scan_id)
     for name, column in TEXT_FILTERS.items():
-        where.substring(column, getattr(q, name))
-    where.text_in_any(SEARCHED, q.search)
+        where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
+    if q.search:
+        # Either a secret's own text fields, or the name of its repository.
+        fields = Where().contains(INDEX, "s.id", [f"s.{c}" for c in TEXT_FILTERS.values()], q.search)
+        names = Where().substring("name", q.search)
+        where.add(
+            f"({' AND '.join(fields.parts)} OR s.repository_id IN (SELECT id FROM repos {names.sql}))",
+            *fields.params,
+            *names.params,
+        )
     if q.severity:
         where.add("s.severity = ?", q.severity)
     if q.scan_type:
@@ -153,7 +161,7 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     where = _where(q, scope)
-    total = db.scalar(f"SELECT count(*) {FROM} {where.sql}", where.params)
+    total = db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params)
     rows = db.query(
         f"SELECT s.*, {REPO_COLUMNS} {FROM} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 's.id')}"
         " LIMIT ? OFFSET ?",

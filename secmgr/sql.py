@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .db import trigram_candidates
+
 
 class Where:
     """Collects `AND`-ed conditions with their `?` parameters."""
@@ -29,6 +31,15 @@ class Where:
         if text:
             self.add(f"instr(lower({column}), lower(?)) > 0", text)
         return self
+
+    def contains(self, index: str, row_column: str, columns: Sequence[str], text: str | None) -> Where:
+        """Case-insensitive substring match of `text` in any of `columns`, narrowed by a trigram index."""
+        if not text:
+            return self
+        candidates = trigram_candidates(index, row_column, text)
+        if candidates is not None:
+            self.add(candidates[0], *candidates[1])
+        return self.text_in_any(columns, text)
 
     def text_in_any(self, columns: Iterable[str], text: str | None) -> Where:
         if text:

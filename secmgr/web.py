@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl
 
 import anyio.to_thread
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .errors import Forbidden, PayloadTooLarge, from_pydantic, invalid
@@ -141,9 +142,26 @@ class Endpoint:
 
 async def _serve(endpoint: Endpoint, request: Request) -> Response:
     state: AppState = request.app.state.secmgr
-    user = None
-    if not endpoint.access.public:
-        user = await anyio.to_thread.run_sync(state.authenticate, request)
+    if endpoint.upload or endpoint.body is not None:
+        # Authenticate before reading a body, so an anonymous caller cannot make us buffer one.
+        user = await anyio.to_thread.run_sync(_authenticate, endpoint, state, request)
+        limit = state.settings.max_upload_bytes if endpoint.upload else state.settings.max_body_bytes
+        raw = await read_body(request, limit)
+        return await anyio.to_thread.run_sync(_handle, endpoint, state, request, user, raw)
+    return await anyio.to_thread.run_sync(_handle, endpoint, state, request, _UNKNOWN, None)
+
+
+_UNKNOWN: Any = object()
+
+
+def _authenticate(endpoint: Endpoint, state: AppState, request: Request) -> Row | None:
+    return None if endpoint.access.public else state.authenticate(request)
+
+
+def _handle(endpoint: Endpoint, state: AppState, request: Request, user: Any, raw: bytes | None) -> Response:
+    """Everything after the body is read, in one worker thread: auth, access, validation, the handler."""
+    if user is _UNKNOWN:
+        user = _authenticate(endpoint, state, request)
     path = parse_path(endpoint, request.path_params)
     if user is not None:
         endpoint.access.check(user, path)
@@ -151,14 +169,21 @@ async def _serve(endpoint: Endpoint, request: Request) -> Response:
     if endpoint.query is not None:
         ctx.query = parse_query(endpoint.query, request)
     if endpoint.upload:
-        ctx.body = await read_body(request, state.settings.max_upload_bytes)
+        ctx.body = raw
     elif endpoint.body is not None:
-        raw = await read_body(request, state.settings.max_body_bytes)
+        assert raw is not None
         ctx.body = parse_body(endpoint.body, raw, form=endpoint.form_body and _is_form(request, raw))
-    result = await anyio.to_thread.run_sync(endpoint.handler, ctx)
+    result = endpoint.handler(ctx)
     if isinstance(result, Response):
         return result
     return JSONResponse(result, status_code=endpoint.status)
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
 
 
 # -- input parsing ----------------------------------------------------------------------------------

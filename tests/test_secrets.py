@@ -277,3 +277,21 @@ def test_vulnerabilities_list_and_detail(world: World) -> None:
     assert api.get("/vulnerabilities/", world.scoped_token).json()["total"] == 0
     assert api.get(f"/vulnerabilities/{vulnerability['id']}", world.scoped_token).status_code == 404
     assert api.get(f"/repo/{world.repos[0]['id']}", admin).json()["vulnerability_count"] == 1
+
+
+def test_substring_index_follows_updates_and_deletes(world: World) -> None:
+    c = world.repos[2]["id"]
+    world.import_secrets(c, [leak("jwt", "eyJq.r.s", "svc/a.py", 4, Message="first wording", Author="Zoe Q")])
+    assert [s["file"] for s in items(world, "message=first wording")] == ["svc/a.py"]
+    world.import_secrets(c, [leak("jwt", "eyJq.r.s", "svc/a.py", 4, Message="second wording", Author="Zoe Q")])
+    assert items(world, "message=first wording") == []
+    assert [s["file"] for s in items(world, "message=SECOND")] == ["svc/a.py"]
+    # Terms shorter than a trigram are matched by a scan, with the same meaning.
+    assert [s["file"] for s in items(world, "author=q")] == ["svc/a.py"]
+    assert [s["file"] for s in items(world, "search=zo")] == ["svc/a.py"]
+    assert sorted(s["file"] for s in items(world, "file=.p")) == ["app.py", "svc/a.py"]
+    # Quotes and FTS syntax in a term are just characters.
+    assert items(world, 'search="OR secret:*') == []
+    world.api.delete(f"/repo/{c}", world.admin)
+    assert items(world, "message=second") == []
+    assert items(world, "search=svc/a") == []

@@ -1,0 +1,124 @@
+"""Load N secrets over R repositories through the real ingest path, and time raw executemany for comparison.
+
+python -m bench.generate --data-dir bench/out/data --secrets 1000000 --repos 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import time
+from pathlib import Path
+
+from secmgr import ingest, severity
+from secmgr.db import Database
+from secmgr.ingest import Origin, SecretFinding
+from secmgr.timeutil import now_iso
+
+RULES = sorted(severity.RULE_SEVERITY)
+WORDS = "alpha beta gamma delta config deploy billing auth api client server worker infra test".split()
+
+
+def findings_for(rng: random.Random, repo: int, count: int, shared: list[str]) -> list[SecretFinding]:
+    out = []
+    for i in range(count):
+        rule = rng.choice(RULES)
+        value = rng.choice(shared) if rng.random() < 0.1 else f"{rule[:4]}_{rng.getrandbits(96):024x}"
+        commit = f"{rng.getrandbits(160):040x}"
+        path = "/".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) + rng.choice(
+            [".py", ".yml", ".env", ".js"]
+        )
+        author = f"{rng.choice(WORDS).title()} {rng.choice(WORDS).title()}{rng.randint(1, 250)}"
+        out.append(SecretFinding(
+            secret=value, rule=rule, description=f"{rule} detected", file=path, line=f"token = {value}",
+            start_line=i + 1, end_line=i + 1, start_column=9, end_column=9 + len(value), match=f"token = {value}",
+            commit=commit, author=author, email=f"{author.split()[0].lower()}@example.com",
+            date=f"20{rng.randint(15, 26)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T12:00:00Z",
+            tags=["key"], message=f"{rng.choice(WORDS)} {rng.choice(WORDS)} change",
+            entropy=round(rng.uniform(3, 6), 3),
+            branch=rng.choice(["main", "develop", "feature/x"]),
+        ))  # fmt: skip
+    return out
+
+
+def raw_insert(path: Path, batches: list, vc_id: int, repo_ids: list[int], now: str, *, plain: bool) -> float:
+    """The same rows by bare executemany, one transaction per repository, as the floor to compare with."""
+    path.unlink(missing_ok=True)
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=FULL")
+    raw.executescript(Path("secmgr/schema.sql").read_text())
+    if plain:
+        for row in raw.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger')"
+            " AND name LIKE 'secrets%' AND sql IS NOT NULL"
+        ).fetchall():
+            raw.execute(f"DROP {row[0]} {row[1]}")
+    raw.execute(
+        "INSERT INTO vcs (id, name, type, url, created_at, updated_at) VALUES (?, 'b', 'local', '.', ?, ?)",
+        (vc_id, now, now),
+    )
+    raw.executemany("INSERT INTO repos (id, vc_id, name, repo_url, created_at, updated_at) VALUES (?, ?, ?, '', ?, ?)",
+                    [(r, vc_id, f"repo-{r}", now, now) for r in repo_ids])  # fmt: skip
+    started = time.perf_counter()
+    for repo, findings in batches:
+        raw.execute("BEGIN")
+        raw.executemany(
+            f"INSERT INTO secrets ({ingest.SECRET_COLUMNS}) VALUES ({', '.join('?' * 31)})",
+            [(repo, f.identity(), f.secret, ingest.secret_hash(f.secret), f.description, f.file, f.line, f.start_line,
+              f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date, "[]",
+              f.message, f.entropy, "high", 4, "repo_scan", f.branch, None, None, None, None, None, now, now)
+             for f in findings],
+        )  # fmt: skip
+        raw.execute("COMMIT")
+    seconds = time.perf_counter() - started
+    raw.close()
+    for suffix in ["", "-wal", "-shm"]:
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", default="bench/out/data")
+    parser.add_argument("--secrets", type=int, default=1_000_000)
+    parser.add_argument("--repos", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    data = Path(args.data_dir)
+    data.mkdir(parents=True, exist_ok=True)
+    db = Database(data / "secmgr.db").open()
+    now = now_iso()
+    vc = db.transaction(lambda tx: tx.query_one(
+        "INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('bench', 'local', ?, ?, ?) RETURNING id",
+        (str(data), now, now)))  # fmt: skip
+    assert vc is not None
+    repo_ids = db.transaction(lambda tx: [
+        tx.query_one("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+                     " RETURNING id", (vc["id"], f"repo-{i}", f"https://git.example/repo-{i}.git", now, now))["id"]
+        for i in range(args.repos)])  # fmt: skip
+    shared = [f"shared_{rng.getrandbits(96):024x}" for _ in range(2000)]
+    per_repo = args.secrets // args.repos
+    batches = [(repo, findings_for(rng, repo, per_repo, shared)) for repo in repo_ids]
+
+    started = time.perf_counter()
+    for repo, findings in batches:
+        db.transaction(lambda tx, repo=repo, findings=findings: ingest.ingest_secrets(tx, repo, findings, Origin()))
+    ingest_seconds = time.perf_counter() - started
+
+    full_seconds = raw_insert(data / "raw-full.db", batches, vc["id"], repo_ids, now, plain=False)
+    plain_seconds = raw_insert(data / "raw-plain.db", batches, vc["id"], repo_ids, now, plain=True)
+    total = per_repo * len(repo_ids)
+    print(f"ingest path: {total} secrets in {ingest_seconds:.1f}s = {total / ingest_seconds:,.0f} rows/s")
+    for name, seconds in [("same schema (indexes, FTS triggers)", full_seconds), ("plain table", plain_seconds)]:
+        print(
+            f"raw executemany into {name}: {total / seconds:,.0f} rows/s;"
+            f" ingest path rate is {seconds / ingest_seconds:.0%} of it"
+        )
+    db.close()
+
+
+if __name__ == "__main__":
+    main()

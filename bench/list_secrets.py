@@ -1,0 +1,118 @@
+"""p50/p99 of List Secrets over HTTP against `secmgr serve`, next to a bare endpoint and the SQL alone.
+
+python -m bench.list_secrets --data-dir bench/out/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import httpx
+
+from secmgr.db import Database
+from secmgr.secrets import SecretQuery, get_row, list_secrets
+
+PASSWORD = "bench-password-1"
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered) * 1000, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+
+
+def timed(fn, runs: int) -> list[float]:  # type: ignore[no-untyped-def]
+    fn()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def wait(url: str) -> None:
+    for _ in range(300):
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not come up")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", default="bench/out/data")
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    env = {**os.environ, "SECMGR_ADMIN_PASSWORD": PASSWORD}
+    server = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", "8931", "--data-dir",
+                               args.data_dir], env=env, stderr=subprocess.DEVNULL)  # fmt: skip
+    bare = None
+    try:
+        wait("http://127.0.0.1:8931/health")
+        client = httpx.Client(base_url="http://127.0.0.1:8931", timeout=60)
+        token = client.post("/auth/login", json={"username": "admin", "password": PASSWORD}).json()["access_token"]
+        client.headers["Authorization"] = f"Bearer {token}"
+        sample = client.get("/secrets/").json()
+        some = sample["items"][0]
+        author = some["author"]
+        queries = {
+            "default sort": "",
+            "severity + repo_ids": "severity=high&repo_ids=5,17,300,1200",
+            "rule + sort_by=created_at": "rule=github-pat&sort_by=created_at",
+            "search": "search=billing/auth",
+            "author + whitelisted": f"author={author}&whitelisted=false",
+            "page 5000": "page=5000",
+        }
+        page_file = Path(tempfile.mkdtemp()) / "page.json"
+        page_file.write_bytes(client.get("/secrets/").content)
+        bare = subprocess.Popen([sys.executable, "-m", "bench.bare", str(page_file), "8932"])
+        wait("http://127.0.0.1:8932/page")
+        bare_client = httpx.Client(base_url="http://127.0.0.1:8932")
+        bare_p50, bare_p99 = percentiles(timed(lambda: bare_client.get("/page"), args.runs))
+        db = Database(Path(args.data_dir) / "secmgr.db", time_limit_ms=60_000)
+        print(f"bare endpoint, same-sized page ({page_file.stat().st_size} bytes): p50 {bare_p50:.1f} ms,"
+              f" p99 {bare_p99:.1f} ms")  # fmt: skip
+        print("| query | total | HTTP p50 ms | HTTP p99 ms | SQL alone p50 ms | bare + SQL ms | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for name, query in [*queries.items(), ("detail", None)]:
+            if query is None:
+                path = f"/secrets/{some['id']}"
+                sql = lambda: get_row(db, some["id"], None)  # noqa: E731
+                total = 1
+            else:
+                path = f"/secrets/?{query}"
+                params = SecretQuery.model_validate(_query_dict(query))
+                sql = lambda params=params: list_secrets(db, params, None)  # noqa: E731
+                total = client.get(path).json()["total"]
+            http_p50, http_p99 = percentiles(timed(lambda path=path: client.get(path).raise_for_status(), args.runs))
+            sql_p50, _ = percentiles(timed(sql, args.runs))
+            floor = bare_p50 + sql_p50
+            print(f"| {name} | {total} | {http_p50:.1f} | {http_p99:.1f} | {sql_p50:.1f} | {floor:.1f} |"
+                  f" {http_p50 / floor:.2f} |")  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait()
+        if bare:
+            bare.terminate()
+            bare.wait()
+
+
+def _query_dict(query: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in parse_qsl(query):
+        out[key] = value.split(",") if key.endswith("_ids") else value
+    return out
+
+
+if __name__ == "__main__":
+    main()
