@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 Loc = Sequence[str | int]
+T = TypeVar("T")
 
 
 class AppError(Exception):
@@ -39,6 +40,13 @@ class Forbidden(AppError):
 class NotFound(AppError):
     status = 404
     default_detail = "Not found"
+
+
+def found(value: T | None, what: str) -> T:
+    """`value`, or a 404 naming `what` when there is none (missing, or outside the caller's scope)."""
+    if value is None:
+        raise NotFound(f"{what} not found")
+    return value
 
 
 class Conflict(AppError):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field, StringConstraints
 
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .sql import Where, missing_ids, order_by, placeholders
 from .timeutil import now_iso
-from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Strict, envelope
+from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
 Id = Annotated[int, Field(ge=1, le=ID_MAX)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
@@ -24,19 +24,12 @@ class GroupCreate(Strict):
     repos: RepoIds = []
 
 
-class GroupUpdate(Strict):
+class GroupUpdate(Partial):
     """Partial update; `repos`, when sent, replaces the group's repositories."""
 
     name: Name | None = None
     description: Description | None = None
     repos: RepoIds | None = None
-
-    @field_validator("name", "description", "repos", mode="before")
-    @classmethod
-    def _not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
 
 
 class RemoveRepos(Strict):
@@ -193,8 +186,7 @@ def get_group(ctx: Context) -> dict[str, Any]:
 
 
 def update_group(ctx: Context) -> dict[str, Any]:
-    body: GroupUpdate = ctx.body
-    changes = {name: getattr(body, name) for name in body.model_fields_set}
+    changes = ctx.body.changes()
     return ctx.db.transaction(lambda tx: update(tx, ctx.path["group_id"], changes))
 
 

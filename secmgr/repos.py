@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from . import ingest, vcs
 from .db import Database, Executor, Row, Transaction
-from .errors import Conflict, NotFound, invalid
+from .errors import Conflict, NotFound, found, invalid
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Strict, envelope
@@ -130,10 +130,7 @@ def get_repos(ctx: Context) -> dict[str, Any]:
 
 
 def get_repo(ctx: Context) -> dict[str, Any]:
-    row = get_row(ctx.db, ctx.path["repo_id"], ctx.scope)
-    if row is None:
-        raise NotFound("Repository not found")
-    return public(row)
+    return public(found(get_row(ctx.db, ctx.path["repo_id"], ctx.scope), "Repository"))
 
 
 def create_repo(ctx: Context) -> dict[str, Any]:

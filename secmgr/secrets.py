@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .db import Database, Row
-from .errors import NotFound
+from .errors import found
 from .findings_query import REPO_COLUMNS, Filter, Id, Ids, Since, embedded_repository
 from .severity import Severity
 from .sql import Where, order_by
@@ -182,10 +182,7 @@ def get_secrets(ctx: Context) -> dict[str, Any]:
 
 
 def get_secret(ctx: Context) -> dict[str, Any]:
-    row = get_row(ctx.db, ctx.path["secret_id"], ctx.scope)
-    if row is None:
-        raise NotFound("Secret not found")
-    return public(row)
+    return public(found(get_row(ctx.db, ctx.path["secret_id"], ctx.scope), "Secret"))
 
 
 routes = [

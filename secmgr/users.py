@@ -9,11 +9,11 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, Valida
 
 from . import groups
 from .db import Database, Executor, Row, Transaction
-from .errors import Conflict, Forbidden, NotFound, invalid
+from .errors import Conflict, Forbidden, NotFound, found, invalid
 from .passwords import MAX_LENGTH, MIN_LENGTH
 from .sql import Where, order_by
 from .timeutil import now_iso
-from .web import ADMIN, ID_MAX, Context, Endpoint, PageQuery, Role, Strict, envelope, self_or_admin
+from .web import ADMIN, ID_MAX, Context, Endpoint, PageQuery, Partial, Role, Strict, envelope, self_or_admin
 
 # The WHATWG HTML "valid e-mail address" grammar, with at least one dot in the domain.
 _EMAIL = re.compile(
@@ -50,8 +50,10 @@ class UserCreate(Strict):
         return value
 
 
-class UserUpdate(Strict):
+class UserUpdate(Partial):
     """Partial update: only the fields sent change; `group_id: null` clears the group."""
+
+    nullable = frozenset({"group_id", "current_password"})
 
     active: bool | None = None
     user_email: Email | None = None
@@ -59,13 +61,6 @@ class UserUpdate(Strict):
     group_id: GroupId | None = None
     password: Password | None = None
     current_password: str | None = Field(None, max_length=MAX_LENGTH, description="Needed to change your own password")
-
-    @field_validator("active", "user_email", "role", "password", mode="before")
-    @classmethod
-    def _not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
 
 
 class UserOut(BaseModel):
@@ -246,10 +241,7 @@ def create_user(ctx: Context) -> dict[str, Any]:
 
 
 def get_user(ctx: Context) -> dict[str, Any]:
-    row = get_row(ctx.db, ctx.path["user_id"])
-    if row is None:
-        raise NotFound("User not found")
-    return public(row)
+    return public(found(get_row(ctx.db, ctx.path["user_id"]), "User"))
 
 
 def get_users(ctx: Context) -> dict[str, Any]:
@@ -266,7 +258,7 @@ def update_user(ctx: Context) -> dict[str, Any]:
     sent = body.model_fields_set
     if not ctx.is_admin and sent - SELF_SERVICE_FIELDS:
         raise Forbidden("You may change only your own e-mail address and password")
-    changes = {name: getattr(body, name) for name in sent if name not in {"password", "current_password"}}
+    changes = {k: v for k, v in body.changes().items() if k not in {"password", "current_password"}}
     if "password" in sent:
         target = get_row(ctx.db, user_id)
         if target is None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, Field, StringConstraints
 
 from . import ingest
 from .db import Database, Executor, Row, Transaction
-from .errors import Conflict, NotFound, invalid
+from .errors import Conflict, NotFound, found, invalid
 from .sql import Where, order_by
 from .timeutil import now_iso
-from .web import ADMIN, Context, Endpoint, PageQuery, Strict, envelope
+from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
 VcType = Literal["github", "gitlab", "local"]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
@@ -28,21 +28,16 @@ class VcCreate(Strict):
     webhook_secret: Credential | None = None
 
 
-class VcUpdate(Strict):
+class VcUpdate(Partial):
     """Partial update; `token: null` / `webhook_secret: null` remove them."""
+
+    nullable = frozenset({"token", "webhook_secret"})
 
     name: Name | None = None
     type: VcType | None = None
     url: Url | None = None
     token: Credential | None = None
     webhook_secret: Credential | None = None
-
-    @field_validator("name", "type", "url", mode="before")
-    @classmethod
-    def _not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
 
 
 class VcOut(BaseModel):
@@ -171,15 +166,11 @@ def create_vc(ctx: Context) -> dict[str, Any]:
 
 
 def get_vc(ctx: Context) -> dict[str, Any]:
-    row = get_row(ctx.db, ctx.path["vc_id"])
-    if row is None:
-        raise NotFound("Connection not found")
-    return public(row)
+    return public(found(get_row(ctx.db, ctx.path["vc_id"]), "Connection"))
 
 
 def update_vc(ctx: Context) -> dict[str, Any]:
-    body: VcUpdate = ctx.body
-    changes = {name: getattr(body, name) for name in body.model_fields_set}
+    changes = ctx.body.changes()
     return public(ctx.db.transaction(lambda tx: update(tx, ctx.path["vc_id"], changes)))
 
 

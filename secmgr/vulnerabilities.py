@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .db import Database, Row
-from .errors import NotFound
+from .errors import found
 from .findings_query import REPO_COLUMNS, Filter, Ids, embedded_repository
 from .secrets import RepositorySummary, ScanType
 from .severity import Severity
@@ -104,10 +104,7 @@ def get_vulnerabilities(ctx: Context) -> dict[str, Any]:
 
 
 def get_vulnerability(ctx: Context) -> dict[str, Any]:
-    row = get_row(ctx.db, ctx.path["vulnerability_id"], ctx.scope)
-    if row is None:
-        raise NotFound("Vulnerability not found")
-    return public(row)
+    return public(found(get_row(ctx.db, ctx.path["vulnerability_id"], ctx.scope), "Vulnerability"))
 
 
 routes = [

@@ -13,12 +13,12 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import parse_qsl
 
 import anyio.to_thread
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -191,6 +191,23 @@ class Strict(BaseModel):
     """Base of every request body: unknown fields are a 422, never silently assigned."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class Partial(Strict):
+    """Base of partial updates: a field may be left out, but sent as null only if it is in `nullable`."""
+
+    nullable: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
+            raise ValueError("may be left out, but not null")
+        return value
+
+    def changes(self) -> dict[str, Any]:
+        """The fields the request sent, with their values."""
+        return {name: getattr(self, name) for name in self.model_fields_set}
 
 
 def parse_path(endpoint: Endpoint, raw: dict[str, str]) -> dict[str, int]:
