@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import groups, imports, login, openapi, repos, secrets, users, vcs, vulnerabilities
+from . import allowlists, groups, imports, incidents, login, openapi, repos, secrets, users, vcs, vulnerabilities
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
@@ -55,6 +55,8 @@ def all_endpoints() -> list[Endpoint]:
         *secrets.routes,
         *vulnerabilities.routes,
         *imports.routes,
+        *allowlists.routes,
+        *incidents.routes,
     ]
 
 

@@ -6,14 +6,15 @@ duplicates it. Everything runs inside the caller's transaction.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import allowlists, incidents
 from . import severity as sev
 from .db import Transaction
+from .hashing import secret_hash
 from .sql import placeholders
 from .timeutil import now_iso
 
@@ -97,10 +98,6 @@ class IngestResult:
         }
 
 
-def secret_hash(value: str) -> str:
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -161,10 +158,7 @@ def ingest_secrets(
     _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows)
     refresh_repo_counts(tx, {secret_hash(f.secret) for f in by_identity.values()})
     refresh_repo_totals(tx, [repo_id])
-    result = IngestResult(created=len(by_identity) - len(existing), updated=len(existing))
-    # Hook points: allowlists mark covered findings and incidents open on the first non-whitelisted
-    # occurrence. The triage workflow (allowlists, incidents) plugs in here.
-    return result
+    return _triage(tx, "secret", repo_id, list(by_identity), existing)
 
 
 def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
@@ -225,4 +219,25 @@ def ingest_vulnerabilities(
     ]  # fmt: skip
     _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows)
     refresh_repo_totals(tx, [repo_id])
-    return IngestResult(created=len(by_identity) - len(existing), updated=len(existing))
+    return _triage(tx, "vulnerability", repo_id, list(by_identity), existing)
+
+
+def _triage(tx: Transaction, kind: str, repo_id: int, fingerprints: list[str], existing: set[str]) -> IngestResult:
+    """Allowlists mark what they cover, then incidents open for what is left."""
+    table, alias = ("secrets", "s") if kind == "secret" else ("vulnerabilities", "v")
+    reevaluate = allowlists.reevaluate_secrets if kind == "secret" else allowlists.reevaluate_vulnerabilities
+    whitelisted = 0
+    if allowlists.any_active(tx):
+        for chunk in _chunks(fingerprints):
+            condition = f"{alias}.repository_id = ? AND {alias}.fingerprint IN ({placeholders(chunk)})"
+            reevaluate(tx, condition, [repo_id, *chunk])
+            whitelisted += int(tx.scalar(
+                f"SELECT count(*) FROM {table} {alias} WHERE {condition} AND {alias}.whitelisted = 1", [repo_id, *chunk]
+            ))  # fmt: skip
+    created = set(fingerprints) - existing
+    return IngestResult(
+        created=len(created),
+        updated=len(existing),
+        whitelisted=whitelisted,
+        incidents_opened=incidents.on_ingest(tx, kind, repo_id, fingerprints, created),
+    )

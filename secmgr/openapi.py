@@ -130,7 +130,7 @@ class _Builder:
             content = {"application/json": {"schema": ref}}
             if endpoint.form_body:
                 content["application/x-www-form-urlencoded"] = {"schema": ref}
-            op["requestBody"] = {"required": True, "content": content}
+            op["requestBody"] = {"required": not endpoint.body_optional, "content": content}
         for status in _error_statuses(endpoint):
             schema = "ValidationError" if status == 422 else "Error"
             op["responses"][str(status)] = {

@@ -189,3 +189,66 @@ AFTER UPDATE OF secret, rule, file, author, email, commit_sha, message, descript
     VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
             new.description, new.branch);
 END;
+
+-- Allowlists: `name` is what is allowed, `type` says what kind of thing it is.
+CREATE TABLE IF NOT EXISTS allowlists (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    type        TEXT NOT NULL CHECK (type IN ('secret', 'fingerprint', 'rule', 'vulnerability')),
+    match_key   TEXT NOT NULL,
+    active      INTEGER NOT NULL DEFAULT 1,
+    global_     INTEGER NOT NULL DEFAULT 0,
+    comments    TEXT NOT NULL DEFAULT '[]',
+    created_by  INTEGER,
+    updated_by  INTEGER,
+    created_on  TEXT NOT NULL,
+    updated_on  TEXT NOT NULL
+);
+-- match_key: the SHA-256 of a secret value, the upper-cased id of an advisory, else the name itself.
+CREATE INDEX IF NOT EXISTS allowlists_match_idx ON allowlists (type, match_key, active);
+CREATE TABLE IF NOT EXISTS allowlist_repos (
+    allowlist_id  INTEGER NOT NULL REFERENCES allowlists (id) ON DELETE CASCADE,
+    repo_id       INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    PRIMARY KEY (allowlist_id, repo_id)
+);
+CREATE TABLE IF NOT EXISTS allowlist_vcs (
+    allowlist_id  INTEGER NOT NULL REFERENCES allowlists (id) ON DELETE CASCADE,
+    vc_id         INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
+    PRIMARY KEY (allowlist_id, vc_id)
+);
+CREATE INDEX IF NOT EXISTS secrets_fingerprint_idx ON secrets (fingerprint);
+
+-- Incidents: one per secret value per repository (key: the value's SHA-256), or per advisory per package
+-- per repository (key: `ecosystem:package:vuln_id`). Occurrences are the findings with that key.
+CREATE TABLE IF NOT EXISTS incidents (
+    id             INTEGER PRIMARY KEY,
+    type           TEXT NOT NULL CHECK (type IN ('secret', 'vulnerability')),
+    repository_id  INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    key            TEXT NOT NULL,
+    status         TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'in-progress', 'closed')),
+    resolution     TEXT,
+    severity       TEXT NOT NULL DEFAULT 'unknown',
+    severity_rank  INTEGER NOT NULL DEFAULT 0,
+    title          TEXT NOT NULL DEFAULT '',
+    first_seen     TEXT NOT NULL,
+    last_seen      TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL,
+    closed_at      TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS incidents_identity_uq ON incidents (repository_id, type, key);
+CREATE INDEX IF NOT EXISTS incidents_created_idx ON incidents (created_at, id);
+CREATE INDEX IF NOT EXISTS incidents_status_idx ON incidents (status, id);
+CREATE TABLE IF NOT EXISTS incident_activity (
+    id           INTEGER PRIMARY KEY,
+    incident_id  INTEGER NOT NULL REFERENCES incidents (id) ON DELETE CASCADE,
+    action       TEXT NOT NULL,
+    from_status  TEXT,
+    to_status    TEXT,
+    user_id      INTEGER,
+    comment      TEXT NOT NULL DEFAULT '',
+    resolution   TEXT,
+    created_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS incident_activity_incident_idx ON incident_activity (incident_id, id);
+CREATE INDEX IF NOT EXISTS vulnerabilities_incident_idx ON vulnerabilities (repository_id, ecosystem, package, vuln_id);

@@ -130,6 +130,7 @@ class Endpoint:
     tag: str = ""
     form_body: bool = False
     upload: bool = False
+    body_optional: bool = False
     responses: dict[int, str] = field(default_factory=dict)
 
     @property
@@ -170,6 +171,8 @@ def _handle(endpoint: Endpoint, state: AppState, request: Request, user: Any, ra
         ctx.query = parse_query(endpoint.query, request)
     if endpoint.upload:
         ctx.body = raw
+    elif endpoint.body is not None and endpoint.body_optional and not (raw or b"").strip():
+        ctx.body = None
     elif endpoint.body is not None:
         assert raw is not None
         ctx.body = parse_body(endpoint.body, raw, form=endpoint.form_body and _is_form(request, raw))

@@ -143,6 +143,9 @@ class World:
             )
         )
         self.vulnerabilities = api.get("/vulnerabilities/", admin).json()["items"]
+        self.incidents = api.get("/incident/?sort_by=id", admin).json()["items"]
+        self.allowlist = api.post("/whitelist/", admin, json={"name": "no-such-rule", "type": "rule",
+                                                              "repos": [a]}).json()  # fmt: skip
 
     def import_secrets(self, repo_id: int, leaks: list[dict[str, Any]], fmt: str = "gitleaks") -> dict[str, Any]:
         response = self.api.post(f"/import/secrets?format={fmt}&repo_id={repo_id}", self.admin, json=leaks)

@@ -113,7 +113,7 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
             str(tmp_path / "data")]  # fmt: skip
     assert main([*args, str(report)]) == 0
     assert json.loads(capsys.readouterr().out) == {"created": 2, "updated": 0, "whitelisted": 0,
-                                                   "incidents_opened": 0}  # fmt: skip
+                                                   "incidents_opened": 2}  # fmt: skip
     assert main([*args, str(report)]) == 0
     assert json.loads(capsys.readouterr().out)["updated"] == 2
     report.write_text(json.dumps([{"RuleID": "jwt"}]))

@@ -57,6 +57,8 @@ def _malformed_requests(endpoint: Endpoint) -> list[tuple[str, dict, str]]:
         bad = "page=0" if issubclass(endpoint.query, PageQuery) else None
         if "format" in endpoint.query.model_fields:
             bad = "format=bogus&repo_id=1"
+        if "status" in endpoint.query.model_fields and not bad:
+            bad = "status=bogus"
         assert bad, f"give {endpoint.path} a malformed query case"
         cases.append((_concrete(endpoint.path) + "?" + bad, {"json": {}}, "query"))
     if endpoint.upload:

@@ -67,7 +67,7 @@ def test_reimport_updates_instead_of_duplicating(world: World) -> None:
             leak("aws-access-token", "AKIAALPHA0000000000A", "app.py", 30),
         ],
     )
-    assert again == {"created": 1, "updated": 1, "whitelisted": 0, "incidents_opened": 0}
+    assert again == {"created": 1, "updated": 1, "whitelisted": 0, "incidents_opened": 0}  # same value, same incident
     assert world.api.get("/secrets/", world.admin).json()["total"] == 4
     assert [s["message"] for s in items(world, "file=app.py&sort_by=id")] == ["reworded", "add config"]
     repo = world.api.get(f"/repo/{a}", world.admin).json()

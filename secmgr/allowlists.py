@@ -1,0 +1,397 @@
+"""Allowlists (`/whitelist/`): what is allowed, where, and the re-evaluation of the findings they cover.
+
+An allowlist's `name` is a secret value, a secret fingerprint, a rule id or an advisory id; `type` says
+which. A finding is whitelisted while any active allowlist covers it; `whitelist_id` is the lowest such id.
+Creating, modifying or deactivating one re-evaluates the findings it covered or now covers, in the same
+transaction, and the answer counts the findings whose `whitelisted` changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from . import incidents, severity
+from .db import Database, Executor, Row, Transaction
+from .errors import Forbidden, found, invalid
+from .hashing import secret_hash
+from .sql import Where, missing_ids, order_by, placeholders
+from .timeutil import now_iso
+from .web import ID_MAX, READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
+
+AllowType = Literal["secret", "fingerprint", "rule", "vulnerability"]
+Id = Annotated[int, Field(ge=1, le=ID_MAX)]
+Ids = Annotated[list[Id], Field(max_length=10_000)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+Comment = Annotated[str, StringConstraints(max_length=2000)]
+
+ADVISORY_ID = re.compile(
+    r"^(CVE-\d{4}-\d{4,}|GHSA(-[23456789cfghjmpqrvwx]{4}){3}|[A-Z][A-Z0-9]*-\d{4}-[\w.-]+|OSV-[\w.-]+)$", re.I
+)
+FINGERPRINT = re.compile(r"^.+:.+:\d+$")
+
+
+class AllowlistCreate(Strict):
+    name: Name
+    active: bool = True
+    global_: bool = False
+    repos: Ids = []
+    vcs: Ids = []
+    comment: Comment = ""
+    type: AllowType | None = Field(None, description="Inferred from `name` when left out")
+
+
+class AllowlistUpdate(Partial):
+    """Fields left out keep their value; `comment` appends to `comments`."""
+
+    name: Name | None = None
+    active: bool | None = None
+    global_: bool | None = None
+    repos: Ids | None = None
+    vcs: Ids | None = None
+    comment: Comment | None = None
+    type: AllowType | None = None
+
+
+class CommentOut(BaseModel):
+    comment: str
+    user_id: int | None
+    created_at: str
+
+
+class AllowlistOut(BaseModel):
+    id: int
+    created_by: int | None
+    updated_by: int | None
+    created_on: str
+    updated_on: str
+    name: str
+    type: AllowType
+    active: bool
+    global_: bool
+    repos: list[int]
+    vcs: list[int]
+    comments: list[CommentOut]
+    secrets_updated: int
+    vulnerabilities_updated: int
+
+
+class AllowlistQuery(PageQuery):
+    sort_by: Literal["id", "name", "created_on", "vcs", "repos"] = "id"
+    active: bool | None = None
+    type: AllowType | None = None
+    search: Annotated[str, Field(min_length=1, max_length=256)] | None = None
+
+
+SORT_COLUMNS = {
+    "id": "a.id",
+    "name": "a.name",
+    "created_on": "a.created_on",
+    "vcs": "(SELECT count(*) FROM allowlist_vcs x WHERE x.allowlist_id = a.id)",
+    "repos": "(SELECT count(*) FROM allowlist_repos x WHERE x.allowlist_id = a.id)",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What an allowlist matches, independent of its id: used for before/after re-evaluation."""
+
+    type: str
+    key: str
+
+
+def infer_type(db: Executor, name: str) -> AllowType:
+    if ADVISORY_ID.match(name):
+        return "vulnerability"
+    if name.lower() in severity.RULE_SEVERITY or db.scalar("SELECT 1 FROM secrets WHERE rule = ? LIMIT 1", (name,)):
+        return "rule"
+    if FINGERPRINT.match(name) and db.scalar("SELECT 1 FROM secrets WHERE fingerprint = ? LIMIT 1", (name,)):
+        return "fingerprint"
+    return "secret"
+
+
+def match_key(kind: str, name: str) -> str:
+    if kind == "secret":
+        return secret_hash(name)
+    if kind == "vulnerability":
+        return name.upper()
+    return name
+
+
+# -- coverage -------------------------------------------------------------------------------------
+# Whether allowlist `a` covers the finding in alias `s` / `v`: its scope, then its match.
+_SCOPE = (
+    "(a.global_ = 1"
+    " OR EXISTS (SELECT 1 FROM allowlist_repos ar WHERE ar.allowlist_id = a.id AND ar.repo_id = {alias}.repository_id)"
+    " OR EXISTS (SELECT 1 FROM allowlist_vcs av JOIN repos rr ON rr.vc_id = av.vc_id"
+    " WHERE av.allowlist_id = a.id AND rr.id = {alias}.repository_id))"
+)
+SECRET_COVER = (
+    "(SELECT min(a.id) FROM allowlists a WHERE a.active = 1 AND ("
+    "(a.type = 'secret' AND a.match_key = s.secret_hash) OR (a.type = 'fingerprint' AND a.match_key = s.fingerprint)"
+    " OR (a.type = 'rule' AND a.match_key = s.rule)) AND " + _SCOPE.format(alias="s") + ")"
+)
+VULN_COVER = (
+    "(SELECT min(a.id) FROM allowlists a WHERE a.active = 1 AND a.type = 'vulnerability'"
+    " AND (a.match_key = upper(v.vuln_id) OR instr(upper(v.aliases), '\"' || a.match_key || '\"') > 0)"
+    " AND " + _SCOPE.format(alias="v") + ")"
+)
+
+
+def _secret_candidates(rule: Rule) -> tuple[str, list[Any]]:
+    column = {"secret": "s.secret_hash", "fingerprint": "s.fingerprint", "rule": "s.rule"}.get(rule.type)
+    return (f"{column} = ?", [rule.key]) if column else ("0", [])
+
+
+def _vuln_candidates(rule: Rule) -> tuple[str, list[Any]]:
+    if rule.type != "vulnerability":
+        return "0", []
+    return "(upper(v.vuln_id) = ? OR instr(upper(v.aliases), ?) > 0)", [rule.key, json.dumps(rule.key)]
+
+
+def _reevaluate(
+    tx: Transaction, table: str, alias: str, cover: str, condition: str, params: Sequence[Any]
+) -> list[int]:
+    """Sets `whitelisted`/`whitelist_id` of the rows matching `condition`; returns ids whose `whitelisted` flipped."""
+    rows = tx.query(
+        f"SELECT {alias}.id, {alias}.whitelisted, {alias}.whitelist_id, {cover} AS cover"
+        f" FROM {table} {alias} WHERE {condition}",
+        list(params),
+    )
+    changed = [
+        row for row in rows if row["whitelist_id"] != row["cover"] or row["whitelisted"] != (row["cover"] is not None)
+    ]
+    tx.executemany(
+        f"UPDATE {table} SET whitelisted = ?, whitelist_id = ? WHERE id = ?",
+        [(int(row["cover"] is not None), row["cover"], row["id"]) for row in changed],
+    )
+    return [row["id"] for row in changed if bool(row["whitelisted"]) != (row["cover"] is not None)]
+
+
+def reevaluate_secrets(tx: Transaction, condition: str, params: Sequence[Any]) -> list[int]:
+    return _reevaluate(tx, "secrets", "s", SECRET_COVER, condition, params)
+
+
+def reevaluate_vulnerabilities(tx: Transaction, condition: str, params: Sequence[Any]) -> list[int]:
+    return _reevaluate(tx, "vulnerabilities", "v", VULN_COVER, condition, params)
+
+
+def any_active(tx: Executor) -> bool:
+    return tx.scalar("SELECT 1 FROM allowlists WHERE active = 1 LIMIT 1") is not None
+
+
+def _reevaluate_rules(tx: Transaction, rules: set[Rule]) -> tuple[list[int], list[int]]:
+    secret_ids: list[int] = []
+    vuln_ids: list[int] = []
+    for rule in rules:
+        secret_ids += reevaluate_secrets(tx, *_secret_candidates(rule))
+        vuln_ids += reevaluate_vulnerabilities(tx, *_vuln_candidates(rule))
+    return secret_ids, vuln_ids
+
+
+# -- SQL --------------------------------------------------------------------------------------------
+def _links(db: Executor, table: str, column: str, ids: list[int]) -> dict[int, list[int]]:
+    links: dict[int, list[int]] = {i: [] for i in ids}
+    if ids:
+        for row in db.query(
+            f"SELECT allowlist_id, {column} AS target FROM {table} WHERE allowlist_id IN ({placeholders(ids)})"
+            f" ORDER BY {column}",
+            ids,
+        ):
+            links[row["allowlist_id"]].append(row["target"])
+    return links
+
+
+def _records(db: Executor, rows: list[Row], updated: tuple[int, int] = (0, 0)) -> list[dict[str, Any]]:
+    ids = [row["id"] for row in rows]
+    repos, vcs = _links(db, "allowlist_repos", "repo_id", ids), _links(db, "allowlist_vcs", "vc_id", ids)
+    return [
+        {
+            "id": row["id"],
+            "created_by": row["created_by"],
+            "updated_by": row["updated_by"],
+            "created_on": row["created_on"],
+            "updated_on": row["updated_on"],
+            "name": row["name"],
+            "type": row["type"],
+            "active": bool(row["active"]),
+            "global_": bool(row["global_"]),
+            "repos": repos[row["id"]],
+            "vcs": vcs[row["id"]],
+            "comments": json.loads(row["comments"]),
+            "secrets_updated": updated[0],
+            "vulnerabilities_updated": updated[1],
+        }
+        for row in rows
+    ]
+
+
+def _scoped(scope: int | None) -> Where:
+    """A scoped caller sees global allowlists and those touching its group's repositories."""
+    where = Where()
+    if scope is not None:
+        where.add(
+            "(a.global_ = 1 OR EXISTS (SELECT 1 FROM allowlist_repos ar JOIN group_repos gr ON gr.repo_id = ar.repo_id"
+            " WHERE ar.allowlist_id = a.id AND gr.group_id = ?)"
+            " OR EXISTS (SELECT 1 FROM allowlist_vcs av JOIN repos rr ON rr.vc_id = av.vc_id"
+            " JOIN group_repos gr ON gr.repo_id = rr.id WHERE av.allowlist_id = a.id AND gr.group_id = ?))",
+            scope,
+            scope,
+        )
+    return where
+
+
+def get(db: Executor, allowlist_id: int, scope: int | None = None) -> Row | None:
+    where = _scoped(scope).add("a.id = ?", allowlist_id)
+    return db.query_one(f"SELECT a.* FROM allowlists a {where.sql}", where.params)
+
+
+def list_allowlists(db: Database, q: AllowlistQuery, scope: int | None) -> tuple[list[dict[str, Any]], int]:
+    where = _scoped(scope).text_in_any(["a.name"], q.search)
+    if q.active is not None:
+        where.add("a.active = ?", int(q.active))
+    if q.type:
+        where.add("a.type = ?", q.type)
+    total = db.scalar(f"SELECT count(*) FROM allowlists a {where.sql}", where.params)
+    rows = db.query(
+        f"SELECT a.* FROM allowlists a {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'a.id')}"
+        " LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return _records(db, rows), int(total)
+
+
+def _check_scope(tx: Executor, state: dict[str, Any], scope: int | None) -> None:
+    if not state["global_"] and not state["repos"] and not state["vcs"]:
+        raise invalid(["body", "global_"], "An allowlist that is not global needs repos or vcs")
+    if scope is not None and (state["global_"] or state["vcs"]):
+        raise Forbidden("A user in a group may allowlist only in its group's repositories")
+    visible = state["repos"]
+    if scope is not None:
+        allowed = {r["repo_id"] for r in tx.query("SELECT repo_id FROM group_repos WHERE group_id = ?", (scope,))}
+        visible = [r for r in state["repos"] if r in allowed]
+    unknown = sorted(set(missing_ids(tx, "repos", visible)) | (set(state["repos"]) - set(visible)))
+    if unknown:
+        raise invalid(["body", "repos"], f"Unknown repository ids: {', '.join(map(str, unknown))}")
+    unknown_vcs = missing_ids(tx, "vcs", state["vcs"])
+    if unknown_vcs:
+        raise invalid(["body", "vcs"], f"Unknown connection ids: {', '.join(map(str, unknown_vcs))}")
+
+
+def _write_links(tx: Transaction, allowlist_id: int, repos: list[int], vcs: list[int]) -> None:
+    tx.execute("DELETE FROM allowlist_repos WHERE allowlist_id = ?", (allowlist_id,))
+    tx.execute("DELETE FROM allowlist_vcs WHERE allowlist_id = ?", (allowlist_id,))
+    tx.executemany("INSERT INTO allowlist_repos VALUES (?, ?)", [(allowlist_id, r) for r in sorted(set(repos))])
+    tx.executemany("INSERT INTO allowlist_vcs VALUES (?, ?)", [(allowlist_id, v) for v in sorted(set(vcs))])
+
+
+def _appended(comments: str, text: str, actor: int) -> str:
+    existing = json.loads(comments)
+    if text:
+        existing.append({"comment": text, "user_id": actor, "created_at": now_iso()})
+    return json.dumps(existing)
+
+
+def create(tx: Transaction, body: AllowlistCreate, actor: int, scope: int | None) -> dict[str, Any]:
+    state = body.model_dump()
+    _check_scope(tx, state, scope)
+    kind = body.type or infer_type(tx, body.name)
+    now = now_iso()
+    row = tx.query_one(
+        "INSERT INTO allowlists (name, type, match_key, active, global_, comments, created_by, updated_by,"
+        " created_on, updated_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (body.name, kind, match_key(kind, body.name), int(body.active), int(body.global_),
+         _appended("[]", body.comment, actor), actor, actor, now, now),
+    )  # fmt: skip
+    assert row is not None
+    _write_links(tx, row["id"], body.repos, body.vcs)
+    return _finish(tx, row["id"], {Rule(kind, match_key(kind, body.name))})
+
+
+def modify(
+    tx: Transaction, allowlist_id: int, changes: dict[str, Any], actor: int, scope: int | None
+) -> dict[str, Any]:
+    current = found(get(tx, allowlist_id, scope), "Allowlist")
+    links = _records(tx, [current])[0]
+    state = {
+        "name": changes.get("name", current["name"]),
+        "active": changes.get("active", bool(current["active"])),
+        "global_": changes.get("global_", bool(current["global_"])),
+        "repos": changes.get("repos", links["repos"]),
+        "vcs": changes.get("vcs", links["vcs"]),
+    }
+    _check_scope(tx, state, scope)
+    kind = changes.get("type") or (current["type"] if "name" not in changes else infer_type(tx, state["name"]))
+    before = Rule(current["type"], current["match_key"])
+    after = Rule(kind, match_key(kind, state["name"]))
+    tx.execute(
+        "UPDATE allowlists SET name = ?, type = ?, match_key = ?, active = ?, global_ = ?, comments = ?,"
+        " updated_by = ?, updated_on = ? WHERE id = ?",
+        (state["name"], kind, after.key, int(state["active"]), int(state["global_"]),
+         _appended(current["comments"], changes.get("comment") or "", actor), actor, now_iso(), allowlist_id),
+    )  # fmt: skip
+    _write_links(tx, allowlist_id, state["repos"], state["vcs"])
+    return _finish(tx, allowlist_id, {before, after})
+
+
+def _finish(tx: Transaction, allowlist_id: int, rules: set[Rule]) -> dict[str, Any]:
+    secret_ids, vuln_ids = _reevaluate_rules(tx, rules)
+    incidents.follow_allowlisting(tx, secret_ids, vuln_ids)
+    row = get(tx, allowlist_id)
+    assert row is not None
+    return _records(tx, [row], (len(secret_ids), len(vuln_ids)))[0]
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def get_allowlists(ctx: Context) -> dict[str, Any]:
+    items, total = list_allowlists(ctx.db, ctx.query, ctx.scope)
+    return envelope(items, total, ctx.query)
+
+
+def create_allowlist(ctx: Context) -> dict[str, Any]:
+    return ctx.db.transaction(lambda tx: create(tx, ctx.body, ctx.uid, ctx.scope))
+
+
+def modify_allowlist(ctx: Context) -> dict[str, Any]:
+    changes = ctx.body.changes()
+    return ctx.db.transaction(lambda tx: modify(tx, ctx.path["whitelist_id"], changes, ctx.uid, ctx.scope))
+
+
+routes = [
+    Endpoint(
+        "GET",
+        "/whitelist/",
+        get_allowlists,
+        READONLY,
+        "Fetch Allowlist",
+        query=AllowlistQuery,
+        response=list[AllowlistOut],
+        tag="whitelist",
+    ),
+    Endpoint(
+        "POST",
+        "/whitelist/",
+        create_allowlist,
+        USER,
+        "Create Allowlist",
+        body=AllowlistCreate,
+        response=AllowlistOut,
+        status=201,
+        tag="whitelist",
+    ),
+    Endpoint(
+        "PUT",
+        "/whitelist/{whitelist_id}",
+        modify_allowlist,
+        USER,
+        "Modify Allowlist",
+        body=AllowlistUpdate,
+        response=AllowlistOut,
+        tag="whitelist",
+    ),
+]
