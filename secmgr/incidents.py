@@ -216,7 +216,8 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
         for row in tx.query(
-            f"SELECT id, key, status FROM incidents WHERE repository_id = ? AND type = ? AND key IN ({placeholders(chunk)})",
+            "SELECT id, key, status FROM incidents WHERE repository_id = ? AND type = ?"
+            f" AND key IN ({placeholders(chunk)})",
             [repo_id, kind, *chunk],
         ):
             existing[row["key"]] = row
@@ -252,8 +253,9 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
     else:
         keys = tx.query(
             "SELECT repository_id, ecosystem, package, vuln_id, max(severity) AS severity,"
-            " (SELECT count(*) FROM vulnerabilities o WHERE o.repository_id = v.repository_id AND o.ecosystem = v.ecosystem"
-            "  AND o.package = v.package AND o.vuln_id = v.vuln_id AND o.whitelisted = 0) AS live"
+            " (SELECT count(*) FROM vulnerabilities o WHERE o.repository_id = v.repository_id"
+            "  AND o.ecosystem = v.ecosystem AND o.package = v.package AND o.vuln_id = v.vuln_id"
+            "  AND o.whitelisted = 0) AS live"
             f" FROM vulnerabilities v WHERE v.id IN ({placeholders(ids)})"
             " GROUP BY repository_id, ecosystem, package, vuln_id",
             ids,
@@ -314,8 +316,10 @@ def _where(q: IncidentQuery | BulkFilter, scope: int | None) -> Where:
     if q.severity:
         where.add("i.severity = ?", q.severity)
     if q.group_ids:
-        where.add(f"i.repository_id IN (SELECT repo_id FROM group_repos WHERE group_id IN ({placeholders(q.group_ids)}))",
-                  *q.group_ids)  # fmt: skip
+        where.add(
+            f"i.repository_id IN (SELECT repo_id FROM group_repos WHERE group_id IN ({placeholders(q.group_ids)}))",
+            *q.group_ids,
+        )
     if q.pr_ids:
         where.add(
             "(EXISTS (SELECT 1 FROM secrets o WHERE i.type = 'secret' AND o.repository_id = i.repository_id"
@@ -349,9 +353,14 @@ def public(db: Executor, row: Row, with_activity: bool = False) -> dict[str, Any
         record["secret"] = {"secret": first["secret"], "rule": first["rule"], "fingerprint": first["fingerprint"],
                             "file": first["file"], "secret_ids": [o["id"] for o in occurrences]}  # fmt: skip
     elif first:
-        record["vulnerability"] = {"vuln_id": first["vuln_id"], "package": first["package"],
-                                   "ecosystem": first["ecosystem"], "aliases": json.loads(first["aliases"]),
-                                   "summary": first["summary"], "vulnerability_ids": [o["id"] for o in occurrences]}  # fmt: skip
+        record["vulnerability"] = {
+            "vuln_id": first["vuln_id"],
+            "package": first["package"],
+            "ecosystem": first["ecosystem"],
+            "aliases": json.loads(first["aliases"]),
+            "summary": first["summary"],
+            "vulnerability_ids": [o["id"] for o in occurrences],
+        }
     if with_activity:
         record["activity"] = db.query(
             "SELECT action, from_status, to_status, user_id, comment, resolution, created_at FROM incident_activity"
