@@ -45,6 +45,9 @@ class Api:
     def put(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
         return self.request("PUT", path, token, **kwargs)
 
+    def patch(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        return self.request("PATCH", path, token, **kwargs)
+
     def delete(self, path: str, token: str | None = None, **kwargs: Any) -> Any:
         return self.request("DELETE", path, token, **kwargs)
 
