@@ -144,6 +144,9 @@ class Database:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        # Page cache in KiB (negative): the writer touches many indexes at once, readers walk them.
+        conn.execute(f"PRAGMA cache_size={-32_768 if readonly else -262_144}")
         if readonly:
             conn.execute("PRAGMA query_only=ON")
         with self._all_lock:
