@@ -244,10 +244,12 @@ def follow_allowlisting(tx: Transaction, secret_ids: Sequence[int], vuln_ids: Se
 def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
     if kind == "secret":
         keys = tx.query(
-            "SELECT DISTINCT repository_id, secret_hash AS key,"
-            " (SELECT count(*) FROM secrets o WHERE o.repository_id = s.repository_id AND o.secret_hash = s.secret_hash"
-            "  AND o.whitelisted = 0) AS live, max(rule) AS title, max(severity) AS severity"
-            f" FROM secrets s WHERE s.id IN ({placeholders(ids)}) GROUP BY repository_id, secret_hash",
+            "SELECT k.*, i.id AS incident_id, i.status, i.resolution FROM ("
+            " SELECT repository_id, secret_hash AS key, max(rule) AS title, max(severity) AS severity,"
+            "  (SELECT count(*) FROM secrets o WHERE o.repository_id = s.repository_id"
+            "   AND o.secret_hash = s.secret_hash AND o.whitelisted = 0) AS live"
+            f" FROM secrets s WHERE s.id IN ({placeholders(ids)}) GROUP BY repository_id, secret_hash) k"
+            " LEFT JOIN incidents i ON i.repository_id = k.repository_id AND i.type = 'secret' AND i.key = k.key",
             ids,
         )
     else:
@@ -263,24 +265,25 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
         for row in keys:
             row["key"] = vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"])
             row["title"] = f"{row['vuln_id']} in {row['package']}"
+            incident = tx.query_one(
+                "SELECT id, status, resolution FROM incidents WHERE repository_id = ? AND type = ? AND key = ?",
+                (row["repository_id"], kind, row["key"]),
+            )
+            row.update(incident_id=None, status=None, resolution=None)
+            if incident is not None:
+                row.update(incident_id=incident["id"], status=incident["status"], resolution=incident["resolution"])
     close, reopen = [], []
     for row in keys:
-        incident = tx.query_one(
-            "SELECT id, status, resolution FROM incidents WHERE repository_id = ? AND type = ? AND key = ?",
-            (row["repository_id"], kind, row["key"]),
-        )
-        if incident is None:
+        if row["incident_id"] is None:
             if row["live"]:
                 _open_many(tx, kind, row["repository_id"], [(row["key"], row["severity"], row["title"])])
-        elif not row["live"] and incident["status"] != "closed":
-            close.append((incident["id"], incident["status"]))
-        elif row["live"] and incident["status"] == "closed" and incident["resolution"] == "allowlisted":
-            reopen.append(incident["id"])
+        elif not row["live"] and row["status"] != "closed":
+            close.append((row["incident_id"], row["status"]))
+        elif row["live"] and row["status"] == "closed" and row["resolution"] == "allowlisted":
+            reopen.append(row["incident_id"])
     _set_status(tx, [(i, "closed", "allowlisted") for i, _ in close])
-    _log(
-        tx,
-        [(i, "auto-closed", was, "closed", None, "Every occurrence is allowlisted", "allowlisted") for i, was in close],
-    )
+    reason = "Every occurrence is allowlisted"
+    _log(tx, [(i, "auto-closed", was, "closed", None, reason, "allowlisted") for i, was in close])
     _set_status(tx, [(i, "open", None) for i in reopen])
     _log(tx, [(i, "reopened", "closed", "open", None, "An occurrence is no longer allowlisted", None) for i in reopen])
 
