@@ -1,6 +1,6 @@
 """A global rule-id allowlist over a tenth of the secrets, and its deactivation, timed over HTTP.
 
-    python -m bench.allowlist --data-dir bench/out/data
+python -m bench.allowlist --data-dir bench/out/data
 """
 
 from __future__ import annotations

@@ -86,8 +86,11 @@ def main() -> None:
     parser.add_argument("--secrets", type=int, default=1_000_000)
     parser.add_argument("--repos", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--skip-same-schema-baseline", action="store_true",
-                        help="the same-schema baseline takes as long as the ingest itself")
+    parser.add_argument(
+        "--skip-same-schema-baseline",
+        action="store_true",
+        help="the same-schema baseline takes as long as the ingest itself",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     data = Path(args.data_dir)
