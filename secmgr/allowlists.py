@@ -158,19 +158,21 @@ def _reevaluate(
     tx: Transaction, table: str, alias: str, cover: str, condition: str, params: Sequence[Any]
 ) -> list[int]:
     """Sets `whitelisted`/`whitelist_id` of the rows matching `condition`; returns ids whose `whitelisted` flipped."""
-    rows = tx.query(
+    rows = tx.query_tuples(
         f"SELECT {alias}.id, {alias}.whitelisted, {alias}.whitelist_id, {cover} AS cover"
         f" FROM {table} {alias} WHERE {condition}",
         list(params),
     )
     changed = [
-        row for row in rows if row["whitelist_id"] != row["cover"] or row["whitelisted"] != (row["cover"] is not None)
+        (row_id, cover, bool(was))
+        for row_id, was, had, cover in rows
+        if had != cover or bool(was) != (cover is not None)
     ]
     tx.executemany(
         f"UPDATE {table} SET whitelisted = ?, whitelist_id = ? WHERE id = ?",
-        [(int(row["cover"] is not None), row["cover"], row["id"]) for row in changed],
+        [(int(cover is not None), cover, row_id) for row_id, cover, _ in changed],
     )
-    return [row["id"] for row in changed if bool(row["whitelisted"]) != (row["cover"] is not None)]
+    return [row_id for row_id, cover, was in changed if was != (cover is not None)]
 
 
 def reevaluate_secrets(tx: Transaction, condition: str, params: Sequence[Any]) -> list[int]:

@@ -71,6 +71,16 @@ class Session:
     def query_one(self, sql: str, params: Params = ()) -> Row | None:
         return self._run(lambda: self._conn.execute(sql, params).fetchone())
 
+    def query_tuples(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+        """Rows as plain tuples in column order: for bulk work where building dicts would dominate."""
+
+        def fetch() -> list[tuple[Any, ...]]:
+            cursor = self._conn.cursor()
+            cursor.row_factory = None
+            return cursor.execute(sql, params).fetchall()
+
+        return self._run(fetch)
+
     def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self._run(lambda: self._conn.execute(sql, params).fetchone())
         return None if row is None else next(iter(row.values()))

@@ -242,9 +242,10 @@ def follow_allowlisting(tx: Transaction, secret_ids: Sequence[int], vuln_ids: Se
 
 
 def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
+    # Each key as (repository_id, key, title, severity, live occurrences, incident id, status, resolution).
     if kind == "secret":
-        keys = tx.query(
-            "SELECT k.*, i.id AS incident_id, i.status, i.resolution FROM ("
+        keys = tx.query_tuples(
+            "SELECT k.repository_id, k.key, k.title, k.severity, k.live, i.id, i.status, i.resolution FROM ("
             " SELECT repository_id, secret_hash AS key, max(rule) AS title, max(severity) AS severity,"
             "  (SELECT count(*) FROM secrets o WHERE o.repository_id = s.repository_id"
             "   AND o.secret_hash = s.secret_hash AND o.whitelisted = 0) AS live"
@@ -253,7 +254,8 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
             ids,
         )
     else:
-        keys = tx.query(
+        keys = []
+        for row in tx.query(
             "SELECT repository_id, ecosystem, package, vuln_id, max(severity) AS severity,"
             " (SELECT count(*) FROM vulnerabilities o WHERE o.repository_id = v.repository_id"
             "  AND o.ecosystem = v.ecosystem AND o.package = v.package AND o.vuln_id = v.vuln_id"
@@ -261,26 +263,23 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
             f" FROM vulnerabilities v WHERE v.id IN ({placeholders(ids)})"
             " GROUP BY repository_id, ecosystem, package, vuln_id",
             ids,
-        )
-        for row in keys:
-            row["key"] = vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"])
-            row["title"] = f"{row['vuln_id']} in {row['package']}"
+        ):
+            key = vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"])
             incident = tx.query_one(
                 "SELECT id, status, resolution FROM incidents WHERE repository_id = ? AND type = ? AND key = ?",
-                (row["repository_id"], kind, row["key"]),
-            )
-            row.update(incident_id=None, status=None, resolution=None)
-            if incident is not None:
-                row.update(incident_id=incident["id"], status=incident["status"], resolution=incident["resolution"])
+                (row["repository_id"], kind, key),
+            ) or {"id": None, "status": None, "resolution": None}
+            keys.append((row["repository_id"], key, f"{row['vuln_id']} in {row['package']}", row["severity"],
+                         row["live"], incident["id"], incident["status"], incident["resolution"]))  # fmt: skip
     close, reopen = [], []
-    for row in keys:
-        if row["incident_id"] is None:
-            if row["live"]:
-                _open_many(tx, kind, row["repository_id"], [(row["key"], row["severity"], row["title"])])
-        elif not row["live"] and row["status"] != "closed":
-            close.append((row["incident_id"], row["status"]))
-        elif row["live"] and row["status"] == "closed" and row["resolution"] == "allowlisted":
-            reopen.append(row["incident_id"])
+    for repository_id, key, title, severity, live, incident_id, status, resolution in keys:
+        if incident_id is None:
+            if live:
+                _open_many(tx, kind, repository_id, [(key, severity, title)])
+        elif not live and status != "closed":
+            close.append((incident_id, status))
+        elif live and status == "closed" and resolution == "allowlisted":
+            reopen.append(incident_id)
     _set_status(tx, [(i, "closed", "allowlisted") for i, _ in close])
     reason = "Every occurrence is allowlisted"
     _log(tx, [(i, "auto-closed", was, "closed", None, reason, "allowlisted") for i, was in close])
