@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, found, invalid
 from .findings_query import REPO_COLUMNS, Id, Ids, Since, Until, embedded_repository
-from .secrets import RepositorySummary
+from .repos import RepositorySummary
 from .severity import RANK, Severity
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso
@@ -42,7 +42,9 @@ class StatusQuery(BaseModel):
     status: Status | None = Field(None, description="The new status, if not given in the body")
 
 
-class IncidentQuery(PageQuery):
+class IncidentFilters(BaseModel):
+    """The filters of the incident list, shared by `GET /incident/` and the bulk change's `filter`."""
+
     incident_type: Kind | None = None
     type: Kind | None = Field(None, description="Alias of incident_type")
     status: Status | None = None
@@ -53,20 +55,14 @@ class IncidentQuery(PageQuery):
     group_ids: Ids = None
     from_date: Since | None = Field(None, description="created_at on or after (inclusive)")
     to_date: Until | None = Field(None, description="created_at on or before (inclusive; a date covers its day)")
+
+
+class IncidentQuery(PageQuery, IncidentFilters):
     sort_by: Literal["created_at", "updated_at", "severity", "status", "id"] = "created_at"
 
 
-class BulkFilter(Strict):
-    incident_type: Kind | None = None
-    type: Kind | None = None
-    status: Status | None = None
-    severity: Severity | None = None
-    repo_ids: Ids = None
-    vc_ids: Ids = None
-    pr_ids: Ids = None
-    group_ids: Ids = None
-    from_date: Since | None = None
-    to_date: Until | None = None
+class BulkFilter(IncidentFilters, Strict):
+    pass
 
 
 class BulkChange(Strict):
@@ -307,7 +303,7 @@ def change_status(
 FROM = "FROM incidents i JOIN repos r ON r.id = i.repository_id"
 
 
-def _where(q: IncidentQuery | BulkFilter, scope: int | None) -> Where:
+def _where(q: IncidentFilters, scope: int | None) -> Where:
     where = Where().in_scope("i.repository_id", scope).any_of("i.repository_id", q.repo_ids)
     where.in_vcs("i.repository_id", q.vc_ids)
     kind = q.incident_type or q.type

@@ -24,13 +24,18 @@ class RepoCreate(Strict):
     author: Annotated[str, StringConstraints(max_length=256)] = ""
 
 
-class RepoOut(BaseModel):
+class RepositorySummary(BaseModel):
+    """The repository summary INTERFACE.md embeds in findings."""
+
     id: int
     name: str
     repoUrl: str  # noqa: N815
     author: str
     lastScanDate: str | None  # noqa: N815
     created_at: str
+
+
+class RepoOut(RepositorySummary):
     vc_id: int
     default_branch: str
     secret_count: int

@@ -10,20 +10,12 @@ from pydantic import BaseModel, Field
 from .db import Database, Row
 from .errors import found
 from .findings_query import REPO_COLUMNS, Filter, Id, Ids, Since, embedded_repository
+from .repos import RepositorySummary
 from .severity import Severity
 from .sql import Where, order_by
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 ScanType = Literal["repo_scan", "pr_scan", "live_commit"]
-
-
-class RepositorySummary(BaseModel):
-    id: int
-    name: str
-    repoUrl: str  # noqa: N815
-    author: str
-    lastScanDate: str | None  # noqa: N815
-    created_at: str
 
 
 class SecretOut(BaseModel):

@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from .db import Database, Row
 from .errors import found
 from .findings_query import REPO_COLUMNS, Filter, Ids, embedded_repository
-from .secrets import RepositorySummary, ScanType
+from .repos import RepositorySummary
+from .secrets import ScanType
 from .severity import Severity
 from .sql import Where, order_by
 from .web import READONLY, Context, Endpoint, PageQuery, envelope

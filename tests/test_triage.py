@@ -225,6 +225,9 @@ def test_bulk_by_filter_respects_group_scope(world: World) -> None:
     assert statuses == {"alpha": "open", "beta": "in-progress"}
     both = world.api.request("PATCH", "/incident/bulk/status", world.admin, json={"status": "closed"})
     assert both.status_code == 422
+    unknown = world.api.request("PATCH", "/incident/bulk/status", world.admin,
+                                json={"filter": {"colour": "red"}, "status": "closed"})  # fmt: skip
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["loc"] == ["body", "filter", "colour"]
     assert (
         world.api.request(
             "PATCH", "/incident/bulk/status", world.readonly_token, json={"ids": [1], "status": "closed"}
