@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from .timeutil import iso
 from .web import ID_MAX
@@ -40,6 +40,17 @@ def _moment(value: Any, *, end_of_day: bool) -> str:
 Since = Annotated[str, BeforeValidator(lambda v: _moment(v, end_of_day=False))]
 Until = Annotated[str, BeforeValidator(lambda v: _moment(v, end_of_day=True))]
 """Date bounds: a date or a date-time; a date-only upper bound covers its whole day."""
+
+
+class RepositorySummary(BaseModel):
+    """The repository summary INTERFACE.md embeds in findings."""
+
+    id: int
+    name: str
+    repoUrl: str  # noqa: N815
+    author: str
+    lastScanDate: str | None  # noqa: N815
+    created_at: str
 
 
 def embedded_repository(row: dict[str, Any]) -> dict[str, Any]:

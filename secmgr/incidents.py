@@ -14,8 +14,7 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, found, invalid
-from .findings_query import REPO_COLUMNS, Id, Ids, Since, Until, embedded_repository
-from .repos import RepositorySummary
+from .findings_query import REPO_COLUMNS, Id, Ids, RepositorySummary, Since, Until, embedded_repository
 from .severity import RANK, Severity
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
 from . import ingest, vcs
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
+from .findings_query import RepositorySummary
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Strict, envelope
@@ -22,17 +23,6 @@ class RepoCreate(Strict):
     vc_id: Id
     default_branch: Annotated[str, StringConstraints(max_length=256)] = ""
     author: Annotated[str, StringConstraints(max_length=256)] = ""
-
-
-class RepositorySummary(BaseModel):
-    """The repository summary INTERFACE.md embeds in findings."""
-
-    id: int
-    name: str
-    repoUrl: str  # noqa: N815
-    author: str
-    lastScanDate: str | None  # noqa: N815
-    created_at: str
 
 
 class RepoOut(RepositorySummary):

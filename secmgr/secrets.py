@@ -9,8 +9,7 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, Id, Ids, Since, embedded_repository
-from .repos import RepositorySummary
+from .findings_query import REPO_COLUMNS, Filter, Id, Ids, RepositorySummary, Since, embedded_repository
 from .severity import Severity
 from .sql import Where, order_by
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
@@ -128,7 +127,10 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
     if q.commit_scan_id is not None:
         where.add("s.live_commit_scan_id = ?", q.commit_scan_id)
     for name, column in TEXT_FILTERS.items():
-        where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
+        if name != "rule":
+            where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
+    if q.rule:
+        where.add("s.rule IN (SELECT rule FROM secret_rules WHERE instr(lower(rule), lower(?)) > 0)", q.rule)
     if q.search:
         # Either a secret's own text fields, or the name of its repository.
         fields = Where().contains(INDEX, "s.id", [f"s.{c}" for c in TEXT_FILTERS.values()], q.search)

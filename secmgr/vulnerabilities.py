@@ -9,8 +9,7 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, Ids, embedded_repository
-from .repos import RepositorySummary
+from .findings_query import REPO_COLUMNS, Filter, Ids, RepositorySummary, embedded_repository
 from .secrets import ScanType
 from .severity import Severity
 from .sql import Where, order_by
