@@ -8,6 +8,7 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from secrets import token_urlsafe
@@ -27,6 +28,7 @@ from .passwords import PasswordHasher
 from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
 
+WORKER_THREADS = 16  # each keeps one read connection
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")
 
@@ -162,10 +164,12 @@ def create_app(settings: Settings) -> Starlette:
             passwords=passwords,
             limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds),
             authenticate=partial(current_user, db, tokens),
+            workers=ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="secmgr-worker"),
         )
         try:
             yield
         finally:
+            app.state.secmgr.workers.shutdown(wait=True)
             db.close()
 
     app = Starlette(

@@ -156,9 +156,11 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     where = _where(q, scope)
     total = db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "s.id")
+    # The page's ids first, from indexes alone where they cover filter and order; then only those rows.
     rows = db.query(
-        f"SELECT s.*, {REPO_COLUMNS} {FROM} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 's.id')}"
-        " LIMIT ? OFFSET ?",
+        f"SELECT s.*, {REPO_COLUMNS} {FROM} WHERE s.id IN"
+        f" (SELECT s.id FROM secrets s {where.sql} {order} LIMIT ? OFFSET ?) {order}",
         [*where.params, q.limit, q.offset],
     )
     return rows, int(total)

@@ -7,16 +7,17 @@ so SQLite and argon2 never block the loop.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import typing
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import parse_qsl
 
-import anyio.to_thread
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from starlette.requests import Request
@@ -79,6 +80,8 @@ class AppState:
     passwords: Any
     limiter: Any
     authenticate: Callable[[Request], Row]
+    workers: Executor
+    """The threads that run handlers: SQLite and argon2 never run on the event loop."""
 
 
 @dataclass
@@ -143,13 +146,14 @@ class Endpoint:
 
 async def _serve(endpoint: Endpoint, request: Request) -> Response:
     state: AppState = request.app.state.secmgr
+    loop = asyncio.get_running_loop()
     if endpoint.upload or endpoint.body is not None:
         # Authenticate before reading a body, so an anonymous caller cannot make us buffer one.
-        user = await anyio.to_thread.run_sync(_authenticate, endpoint, state, request)
+        user = await loop.run_in_executor(state.workers, _authenticate, endpoint, state, request)
         limit = state.settings.max_upload_bytes if endpoint.upload else state.settings.max_body_bytes
         raw = await read_body(request, limit)
-        return await anyio.to_thread.run_sync(_handle, endpoint, state, request, user, raw)
-    return await anyio.to_thread.run_sync(_handle, endpoint, state, request, _UNKNOWN, None)
+        return await loop.run_in_executor(state.workers, _handle, endpoint, state, request, user, raw)
+    return await loop.run_in_executor(state.workers, _handle, endpoint, state, request, _UNKNOWN, None)
 
 
 _UNKNOWN: Any = object()
