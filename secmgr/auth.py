@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import secrets
@@ -53,6 +54,14 @@ class TokenService:
         return jwt.encode(claims, self._key, algorithm=ALGORITHM)
 
     def decode(self, token: str) -> dict[str, Any]:
+        claims = self._verified(token)
+        # A cached verification still expires on time; revocation is the caller's reload of the user.
+        if claims["exp"] <= time.time():
+            raise Unauthorized("Token has expired")
+        return claims
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one TokenService per app, living as long as the app
+    def _verified(self, token: str) -> dict[str, Any]:
         try:
             claims = jwt.decode(
                 token,
@@ -64,7 +73,11 @@ class TokenService:
             raise Unauthorized("Token has expired") from None
         except jwt.PyJWTError:
             raise Unauthorized("Invalid token") from None
-        if not str(claims["sub"]).isdigit() or not isinstance(claims.get("ver", 0), int):
+        if (
+            not str(claims["sub"]).isdigit()
+            or not isinstance(claims.get("ver", 0), int)
+            or not isinstance(claims["exp"], int | float)
+        ):
             raise Unauthorized("Invalid token")
         return claims
 

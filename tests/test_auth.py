@@ -187,3 +187,16 @@ def test_token_ttl_from_environment(tmp_path) -> None:
     assert body["expires_in"] == 120
     claims = jwt.decode(body["access_token"], options={"verify_signature": False})
     assert claims["exp"] - claims["iat"] == 120
+
+
+def test_a_token_used_once_still_expires_on_time(tmp_path) -> None:
+    from secmgr.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, token_ttl=1)
+    with TestClient(create_app(settings)) as client:
+        api = Api(client)
+        token = api.login("admin", ADMIN_PASSWORD)
+        assert api.get("/users/1", token).status_code == 200
+        time.sleep(1.1)
+        expired = api.get("/users/1", token)
+        assert expired.status_code == 401 and expired.json()["detail"] == "Token has expired"
