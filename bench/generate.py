@@ -87,6 +87,11 @@ def main() -> None:
     parser.add_argument("--repos", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--baseline-only",
+        action="store_true",
+        help="time only raw executemany into the same schema (no ingest), in a scratch file",
+    )
+    parser.add_argument(
         "--skip-same-schema-baseline",
         action="store_true",
         help="the same-schema baseline takes as long as the ingest itself",
