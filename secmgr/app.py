@@ -20,7 +20,21 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import allowlists, groups, imports, incidents, login, openapi, repos, secrets, users, vcs, vulnerabilities
+from . import (
+    allowlists,
+    fetch,
+    groups,
+    imports,
+    incidents,
+    jobs,
+    login,
+    openapi,
+    repos,
+    secrets,
+    users,
+    vcs,
+    vulnerabilities,
+)
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
@@ -29,6 +43,7 @@ from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
 
 WORKER_THREADS = 16  # each keeps one read connection
+JOB_KINDS = {"fetch": fetch.run}
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")
 
@@ -52,6 +67,7 @@ def all_endpoints() -> list[Endpoint]:
         *login.routes,
         *users.routes,
         *vcs.routes,
+        *fetch.routes,
         *repos.routes,
         *groups.routes,
         *secrets.routes,
@@ -59,6 +75,7 @@ def all_endpoints() -> list[Endpoint]:
         *imports.routes,
         *allowlists.routes,
         *incidents.routes,
+        *jobs.routes,
     ]
 
 
@@ -165,10 +182,13 @@ def create_app(settings: Settings) -> Starlette:
             limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds),
             authenticate=partial(current_user, db, tokens),
             workers=ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="secmgr-worker"),
+            jobs=jobs.Workers(db, settings, JOB_KINDS, count=settings.job_workers),
         )
+        app.state.secmgr.jobs.start()
         try:
             yield
         finally:
+            app.state.secmgr.jobs.stop()
             app.state.secmgr.workers.shutdown(wait=True)
             db.close()
 

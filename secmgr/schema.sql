@@ -260,3 +260,31 @@ CREATE TRIGGER IF NOT EXISTS secret_rules_insert AFTER INSERT ON secrets BEGIN
 END;
 INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
+
+-- Background work. A job is a row: a restart neither loses a queued job nor leaves one running forever.
+CREATE TABLE IF NOT EXISTS jobs (
+    id              INTEGER PRIMARY KEY,
+    kind            TEXT NOT NULL,
+    status          TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'completed', 'failed')),
+    vc_id           INTEGER REFERENCES vcs (id) ON DELETE SET NULL,
+    params          TEXT NOT NULL DEFAULT '{}',
+    progress_done   INTEGER NOT NULL DEFAULT 0,
+    progress_total  INTEGER NOT NULL DEFAULT 0,
+    counts          TEXT NOT NULL DEFAULT '{}',
+    failures        TEXT NOT NULL DEFAULT '[]',
+    error           TEXT,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    created_by      INTEGER,
+    created_at      TEXT NOT NULL,
+    started_at      TEXT,
+    finished_at     TEXT,
+    updated_at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_status_idx ON jobs (status, id);
+
+-- What a repository's history scan has covered: the ref tips seen, so a re-fetch scans only new commits.
+CREATE TABLE IF NOT EXISTS repo_scan_state (
+    repo_id      INTEGER PRIMARY KEY REFERENCES repos (id) ON DELETE CASCADE,
+    tips         TEXT NOT NULL DEFAULT '[]',
+    scanned_at   TEXT NOT NULL
+);

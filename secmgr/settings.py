@@ -27,6 +27,8 @@ class Settings:
     query_time_limit_ms: int = 10_000
     login_max_failures: int = 5
     login_window_seconds: int = 900
+    rules_path: Path | None = None
+    job_workers: int = 2
 
     def __post_init__(self) -> None:
         if self.secret_key is not None and len(self.secret_key.encode()) < MIN_KEY_BYTES:
@@ -54,6 +56,8 @@ class Settings:
             values["admin_password"] = env["SECMGR_ADMIN_PASSWORD"]
         if env.get("SECMGR_SECRET_KEY"):
             values["secret_key"] = env["SECMGR_SECRET_KEY"]
+        if env.get("SECMGR_RULES"):
+            values["rules_path"] = Path(env["SECMGR_RULES"])
         if env.get("SECMGR_TOKEN_TTL"):
             try:
                 values["token_ttl"] = int(env["SECMGR_TOKEN_TTL"])

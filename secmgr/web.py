@@ -81,6 +81,8 @@ class AppState:
     limiter: Any
     authenticate: Callable[[Request], Row]
     workers: Executor
+    jobs: Any
+    """The background job runner (`jobs.Workers`); `wake()` after enqueueing."""
     """The threads that run handlers: SQLite and argon2 never run on the event loop."""
 
 

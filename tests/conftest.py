@@ -147,6 +147,7 @@ class World:
         )
         self.vulnerabilities = api.get("/vulnerabilities/", admin).json()["items"]
         self.incidents = api.get("/incident/?sort_by=id", admin).json()["items"]
+        self.job = api.post("/repo/fetch/all", admin, json={"vc_id": self.vc["id"]}).json()
         self.allowlist = api.post("/whitelist/", admin, json={"name": "no-such-rule", "type": "rule",
                                                               "repos": [a]}).json()  # fmt: skip
 

@@ -129,6 +129,10 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
     ("PATCH", "/incident/bulk/status"): (
         lambda w: ("/incident/bulk/status", {"ids": [w.incidents[0]["id"]], "status": "closed", "dry_run": True}),
         {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 200, "admin": 200}),
+    ("POST", "/repo/fetch/all"): (lambda w: ("/repo/fetch/all", {"vc_id": w.vc["id"]}),
+                                  {"anonymous": 401, "readonly": 403, "user": 202, "scoped": 202, "admin": 202}),
+    ("GET", "/jobs/"): (lambda w: ("/jobs/", None), signed_in()),
+    ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in()),
 }  # fmt: skip
 
 

@@ -1,0 +1,135 @@
+"""Fetch All Repos: discover a connection's repositories, mirror them, scan their new history for secrets."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from . import ingest, jobs, mirrors, vcs
+from .db import Transaction
+from .errors import invalid
+from .scanner import history
+from .scanner.engine import Detector
+from .scanner.rules import load
+from .timeutil import now_iso
+from .vcs_providers import RemoteRepo, local
+from .web import ID_MAX, USER, Context, Endpoint, Strict
+
+BATCH = 1000
+
+
+class FetchAll(Strict):
+    vc_id: Annotated[int, Field(ge=1, le=ID_MAX)]
+
+
+class JobQueued(BaseModel):
+    job_id: int
+    status: str
+
+
+def _list(vc: dict[str, Any]) -> list[RemoteRepo]:
+    if vc["type"] == "local":
+        return local.list_repositories(vc["url"])
+    raise jobs.JobError(f"Fetching {vc['type']} connections is not available yet")
+
+
+def _upsert_repo(tx: Transaction, *, vc_id: int, remote: RemoteRepo) -> int:
+    now = now_iso()
+    row = tx.query_one(
+        "INSERT INTO repos (vc_id, name, repo_url, author, default_branch, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vc_id, lower(name)) DO UPDATE SET repo_url = excluded.repo_url,"
+        " default_branch = excluded.default_branch, updated_at = excluded.updated_at RETURNING id",
+        (vc_id, remote.name, remote.clone_url, remote.author, remote.default_branch, now, now),
+    )
+    assert row is not None
+    return int(row["id"])
+
+
+def scan_repository(ctx: jobs.JobContext, repo_id: int, mirror: Path, detector: Detector) -> dict[str, int]:
+    """Scans the commits not scanned before; records findings in batches; remembers the new tips."""
+    state = ctx.db.query_one("SELECT tips FROM repo_scan_state WHERE repo_id = ?", (repo_id,))
+    seen = mirrors.existing(mirror, json.loads(state["tips"])) if state else []
+    ignored = history.ignored_fingerprints(mirror)
+    totals = {"created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
+    new_tips = mirrors.tips(mirror)
+    batch: list[ingest.SecretFinding] = []
+
+    def flush() -> None:
+        result = ctx.db.transaction(lambda tx: ingest.ingest_secrets(tx, repo_id, batch))
+        for key, value in result.counts().items():
+            totals[key] += value
+        batch.clear()
+
+    with history.git_log(mirror, exclude=seen) as process:
+        assert process.stdout is not None
+        for finding in history.findings(process.stdout, detector, ignored):
+            batch.append(finding)
+            if len(batch) >= BATCH:
+                flush()
+    if process.returncode != 0:
+        raise jobs.JobError("git log failed on the mirror")
+    if batch:
+        flush()
+    now = now_iso()
+
+    def remember(tx: Transaction) -> None:
+        tx.execute(
+            "INSERT INTO repo_scan_state (repo_id, tips, scanned_at) VALUES (?, ?, ?) ON CONFLICT (repo_id)"
+            " DO UPDATE SET tips = excluded.tips, scanned_at = excluded.scanned_at",
+            (repo_id, json.dumps(new_tips), now),
+        )
+        tx.execute("UPDATE repos SET last_scan_date = ?, updated_at = ? WHERE id = ?", (now, now, repo_id))
+
+    ctx.db.transaction(remember)
+    return totals
+
+
+def run(ctx: jobs.JobContext) -> None:
+    vc = vcs.get_row(ctx.db, int(ctx.job["vc_id"] or 0))
+    if vc is None:
+        raise jobs.JobError("The connection no longer exists")
+    remotes = _list(vc)
+    detector = Detector(load(ctx.settings.rules_path))
+    totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
+    failures: list[dict[str, str]] = []
+    ctx.progress(0, len(remotes))
+    vc_id = int(vc["id"])
+    for done, remote in enumerate(remotes, start=1):
+        repo_id = ctx.db.transaction(partial(_upsert_repo, vc_id=vc_id, remote=remote))
+        mirror = ctx.settings.data_dir / "mirrors" / str(vc["id"]) / f"{repo_id}.git"
+        try:
+            mirrors.sync(remote.clone_url, mirror)
+            for key, value in scan_repository(ctx, repo_id, mirror, detector).items():
+                totals[key] += value
+        except jobs.JobError as exc:
+            failures.append({"repository": remote.name, "error": str(exc)})
+        ctx.record(totals, failures)
+        ctx.progress(done, len(remotes))
+
+
+def fetch_all(ctx: Context) -> Any:
+    body: FetchAll = ctx.body
+    if not vcs.exists(ctx.db, body.vc_id):
+        raise invalid(["body", "vc_id"], f"Connection {body.vc_id} does not exist")
+    job = ctx.db.transaction(lambda tx: jobs.enqueue(tx, "fetch", body.vc_id, {}, ctx.uid))
+    ctx.state.jobs.wake()
+    return {"job_id": job["id"], "status": job["status"]}
+
+
+routes = [
+    Endpoint(
+        "POST",
+        "/repo/fetch/all",
+        fetch_all,
+        USER,
+        "Fetch All Repos",
+        body=FetchAll,
+        response=JobQueued,
+        status=202,
+        tag="repo",
+    ),
+]

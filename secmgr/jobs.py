@@ -1,0 +1,231 @@
+"""Background jobs: rows in `jobs`, run by worker threads in the server, never on the event loop.
+
+A job kind maps to a function `run(job_context)`. On start-up, jobs left `running` by a crash go back to
+`queued` (or `failed` after three attempts), so none is lost and none stays running forever.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from .db import Database, Executor, Row, Transaction
+from .errors import found
+from .sql import Where, order_by
+from .timeutil import now_iso
+from .web import READONLY, Context, Endpoint, PageQuery, envelope
+
+log = logging.getLogger("secmgr.jobs")
+MAX_ATTEMPTS = 3
+JobStatus = Literal["queued", "running", "completed", "failed"]
+
+
+class JobOut(BaseModel):
+    id: int
+    kind: str
+    status: JobStatus
+    vc_id: int | None
+    progress: dict[str, int]
+    counts: dict[str, int]
+    failures: list[dict[str, str]]
+    error: str | None
+    attempts: int
+    created_by: int | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    updated_at: str
+
+
+class JobQuery(PageQuery):
+    status: JobStatus | None = None
+    kind: str | None = None
+    sort_by: Literal["id", "created_at"] = "id"
+
+
+def public(row: Row) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "kind": row["kind"],
+        "status": row["status"],
+        "vc_id": row["vc_id"],
+        "progress": {"done": row["progress_done"], "total": row["progress_total"]},
+        "counts": json.loads(row["counts"]),
+        "failures": json.loads(row["failures"]),
+        "error": row["error"],
+        "attempts": row["attempts"],
+        "created_by": row["created_by"],
+        "created_at": row["created_at"],
+        "started_at": row["started_at"],
+        "finished_at": row["finished_at"],
+        "updated_at": row["updated_at"],
+    }
+
+
+# -- SQL --------------------------------------------------------------------------------------------
+def enqueue(tx: Transaction, kind: str, vc_id: int | None, params: dict[str, Any], actor: int | None) -> Row:
+    now = now_iso()
+    row = tx.query_one(
+        "INSERT INTO jobs (kind, vc_id, params, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " RETURNING *",
+        (kind, vc_id, json.dumps(params), actor, now, now),
+    )
+    assert row is not None
+    return row
+
+
+def get_row(db: Executor, job_id: int) -> Row | None:
+    return db.query_one("SELECT * FROM jobs WHERE id = ?", (job_id,))
+
+
+def claim(db: Database) -> Row | None:
+    """Takes the oldest queued job and marks it running."""
+    now = now_iso()
+    return db.transaction(
+        lambda tx: tx.query_one(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?"
+            " WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) RETURNING *",
+            (now, now),
+        )
+    )
+
+
+def recover(db: Database) -> None:
+    """Jobs a crash left running: back to the queue, or failed once they have been tried enough."""
+    now = now_iso()
+
+    def write(tx: Transaction) -> None:
+        tx.execute(
+            "UPDATE jobs SET status = 'failed', error = 'Interrupted too many times', finished_at = ?, updated_at = ?"
+            " WHERE status = 'running' AND attempts >= ?",
+            (now, now, MAX_ATTEMPTS),
+        )
+        tx.execute("UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'", (now,))
+
+    db.transaction(write)
+
+
+def list_jobs(db: Database, q: JobQuery) -> tuple[list[Row], int]:
+    where = Where()
+    if q.status:
+        where.add("status = ?", q.status)
+    if q.kind:
+        where.add("kind = ?", q.kind)
+    total = db.scalar(f"SELECT count(*) FROM jobs {where.sql}", where.params)
+    rows = db.query(
+        f"SELECT * FROM jobs {where.sql} {order_by(q.sort_by, q.order_by, {'id': 'id', 'created_at': 'created_at'})}"
+        " LIMIT ? OFFSET ?",
+        [*where.params, q.limit, q.offset],
+    )
+    return rows, int(total)
+
+
+@dataclass
+class JobContext:
+    """What a running job may do: read its parameters, report progress, counts and per-item failures."""
+
+    db: Database
+    job: Row
+    settings: Any
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(json.loads(self.job["params"]))
+
+    def progress(self, done: int, total: int) -> None:
+        self.db.execute(
+            "UPDATE jobs SET progress_done = ?, progress_total = ?, updated_at = ? WHERE id = ?",
+            (done, total, now_iso(), self.job["id"]),
+        )
+
+    def record(self, counts: dict[str, int], failures: list[dict[str, str]]) -> None:
+        self.db.execute(
+            "UPDATE jobs SET counts = ?, failures = ?, updated_at = ? WHERE id = ?",
+            (json.dumps(counts), json.dumps(failures), now_iso(), self.job["id"]),
+        )
+
+
+def _finish(db: Database, job_id: int, status: str, error: str | None) -> None:
+    now = now_iso()
+    db.execute(
+        "UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
+        (status, error, now, now, job_id),
+    )
+
+
+class JobError(Exception):
+    """A job failure whose message is safe to show (no tokens, no secret values)."""
+
+
+class Workers:
+    """Worker threads that claim and run jobs until stopped."""
+
+    def __init__(self, db: Database, settings: Any, kinds: Mapping[str, Callable[[JobContext], None]], count: int = 1):
+        self.db = db
+        self.settings = settings
+        self.kinds = kinds
+        self.count = count
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        recover(self.db)
+        for n in range(self.count):
+            thread = threading.Thread(target=self._loop, name=f"secmgr-job-{n}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            job = claim(self.db)
+            if job is None:
+                self._wake.wait(1.0)
+                self._wake.clear()
+                continue
+            self.run(job)
+
+    def run(self, job: Row) -> None:
+        run = self.kinds.get(job["kind"])
+        try:
+            if run is None:
+                raise JobError(f"Unknown job kind {job['kind']!r}")
+            run(JobContext(self.db, job, self.settings))
+        except JobError as exc:
+            _finish(self.db, job["id"], "failed", str(exc))
+        except Exception:
+            log.exception("job %s failed", job["id"])
+            _finish(self.db, job["id"], "failed", "Internal error; see the server log")
+        else:
+            _finish(self.db, job["id"], "completed", None)
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+def get_jobs(ctx: Context) -> dict[str, Any]:
+    rows, total = list_jobs(ctx.db, ctx.query)
+    return envelope([public(r) for r in rows], total, ctx.query)
+
+
+def get_job(ctx: Context) -> dict[str, Any]:
+    return public(found(get_row(ctx.db, ctx.path["job_id"]), "Job"))
+
+
+routes = [
+    Endpoint("GET", "/jobs/", get_jobs, READONLY, "List Jobs", query=JobQuery, response=list[JobOut], tag="jobs"),
+    Endpoint("GET", "/jobs/{job_id}", get_job, READONLY, "Get Job", response=JobOut, tag="jobs"),
+]

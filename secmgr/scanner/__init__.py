@@ -1,0 +1,1 @@
+"""Secret detection over git history: rules as data, a keyword prefilter, entropy, allowlists."""

@@ -1,0 +1,110 @@
+"""Rules in gitleaks' TOML format (plus `severity`): the default pack, extended or replaced by a user file."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..severity import RANK
+
+INLINE_ALLOW = "gitleaks:allow"
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    regexes: tuple[re.Pattern[str], ...] = ()
+    paths: tuple[re.Pattern[str], ...] = ()
+    stopwords: tuple[str, ...] = ()
+    commits: frozenset[str] = frozenset()
+
+    def allows(self, secret: str, path: str, commit: str) -> bool:
+        lowered = secret.lower()
+        return (
+            any(p.search(secret) for p in self.regexes)
+            or any(p.search(path) for p in self.paths)
+            or any(word in lowered for word in self.stopwords)
+            or commit in self.commits
+        )
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    description: str
+    regex: re.Pattern[str]
+    secret_group: int = 0
+    entropy: float = 0.0
+    keywords: tuple[str, ...] = ()
+    path: re.Pattern[str] | None = None
+    tags: tuple[str, ...] = ()
+    severity: str = "unknown"
+    allowlists: tuple[Allowlist, ...] = field(default=())
+
+    def allowed(self, secret: str, path: str, commit: str) -> bool:
+        return any(a.allows(secret, path, commit) for a in self.allowlists)
+
+
+def shannon_entropy(text: str) -> float:
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _allowlist(data: dict[str, Any]) -> Allowlist:
+    return Allowlist(
+        regexes=tuple(re.compile(r) for r in data.get("regexes", [])),
+        paths=tuple(re.compile(p) for p in data.get("paths", [])),
+        stopwords=tuple(w.lower() for w in data.get("stopwords", [])),
+        commits=frozenset(data.get("commits", [])),
+    )
+
+
+def _rule(data: dict[str, Any]) -> Rule:
+    severity = data.get("severity", "unknown")
+    if severity not in RANK:
+        raise ValueError(f"rule {data.get('id')!r}: unknown severity {severity!r}")
+    lists = list(data.get("allowlists", []))
+    if "allowlist" in data:  # gitleaks' older single-table spelling
+        lists.append(data["allowlist"])
+    return Rule(
+        id=data["id"],
+        description=data.get("description", data["id"]),
+        regex=re.compile(data["regex"]),
+        secret_group=int(data.get("secretGroup", 0)),
+        entropy=float(data.get("entropy", 0.0)),
+        keywords=tuple(k.lower() for k in data.get("keywords", [])),
+        path=re.compile(data["path"]) if data.get("path") else None,
+        tags=tuple(data.get("tags", [])),
+        severity=severity,
+        allowlists=tuple(_allowlist(a) for a in lists),
+    )
+
+
+def parse(text: str) -> tuple[list[Rule], bool]:
+    """The rules of a config, and whether it extends the default pack (gitleaks' `[extend] useDefault`)."""
+    config = tomllib.loads(text)
+    extend = bool(config.get("extend", {}).get("useDefault", False))
+    return [_rule(r) for r in config.get("rules", [])], extend
+
+
+def default_rules() -> list[Rule]:
+    return parse(resources.files("secmgr.scanner").joinpath("rules.toml").read_text("utf-8"))[0]
+
+
+def load(path: Path | None) -> list[Rule]:
+    """The default pack; a user file replaces it, or with `[extend] useDefault = true` adds to and overrides it."""
+    if path is None:
+        return default_rules()
+    rules, extend = parse(path.read_text("utf-8"))
+    if not extend:
+        return rules
+    own = {rule.id for rule in rules}
+    return [r for r in default_rules() if r.id not in own] + rules
