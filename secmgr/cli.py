@@ -103,6 +103,29 @@ def import_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def scan(args: argparse.Namespace) -> int:
+    from .scanner.engine import Detector
+    from .scanner.report import render, scan_directory, scan_history
+    from .scanner.rules import load
+
+    rules_file = args.rules or os.environ.get("SECMGR_RULES")
+    rules = load(Path(rules_file) if rules_file else None)
+    detector = Detector(rules)
+    root = Path(args.path)
+    try:
+        findings = scan_directory(root, detector) if args.no_git else scan_history(root, detector)
+    except OSError as exc:
+        print(f"secmgr: {exc}", file=sys.stderr)
+        return 2
+    text = render(findings, args.format, rules)
+    if args.report:
+        Path(args.report).write_text(text + "\n")
+    else:
+        print(text)
+    print(f"secmgr: {len(findings)} finding(s)", file=sys.stderr)
+    return 1 if findings else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="secmgr", description="Self-hostable application-security findings service")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -130,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     data_dir_option(p)
     p.set_defaults(func=create_user)
+
+    p = commands.add_parser("scan", help="scan a repository's history (or a directory) for secrets, no server needed")
+    p.add_argument("path", help="a git repository, or any directory with --no-git")
+    p.add_argument("--no-git", action="store_true", help="scan the files as they are, not the history")
+    p.add_argument("--format", choices=["json", "sarif"], default="json", help="gitleaks JSON (default) or SARIF")
+    p.add_argument("--report", help="write the report here instead of standard output")
+    p.add_argument("--rules", help="a gitleaks-format rules file (else SECMGR_RULES, else the built-in pack)")
+    p.set_defaults(func=scan)
 
     p = commands.add_parser("import", help="import another scanner's report directly into the database")
     kinds = p.add_subparsers(dest="kind", required=True)

@@ -1,0 +1,139 @@
+"""`secmgr scan`: a repository's history, or a plain directory, to a gitleaks JSON or SARIF report."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..ingest import SecretFinding
+from . import history
+from .engine import Detector
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
+
+
+def scan_history(repo: Path, detector: Detector) -> list[SecretFinding]:
+    ignored = history.ignored_fingerprints(repo)
+    with history.git_log(repo) as process:
+        assert process.stdout is not None
+        found = list(history.findings(process.stdout, detector, ignored))
+    if process.returncode != 0:
+        raise OSError(f"git log failed in {repo}")
+    return found
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            yield Path(directory) / name
+
+
+def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
+    """Every line of every text file under `root`, as gitleaks' `--no-git` does."""
+    found = []
+    ignore_file = root / ".gitleaksignore"
+    ignored = set(ignore_file.read_text().split()) if ignore_file.is_file() else set()
+    for path in _files(root):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in data[:8000]:
+            continue  # binary
+        relative = path.relative_to(root).as_posix()
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+            for match in detector.scan_line(line, relative):
+                finding = SecretFinding(
+                    secret=match.secret, rule=match.rule.id, description=match.rule.description, file=relative,
+                    line=line[:2000], start_line=number, end_line=number, start_column=match.start_column,
+                    end_column=match.end_column, match=match.match[:2000], tags=list(match.rule.tags),
+                    entropy=match.entropy, severity=match.rule.severity,
+                )  # fmt: skip
+                if finding.identity() not in ignored:
+                    found.append(finding)
+    return found
+
+
+def gitleaks_json(findings: Iterable[SecretFinding]) -> list[dict[str, Any]]:
+    return [
+        {
+            "Description": f.description,
+            "StartLine": f.start_line,
+            "EndLine": f.end_line,
+            "StartColumn": f.start_column,
+            "EndColumn": f.end_column,
+            "Line": f.line,
+            "Match": f.match,
+            "Secret": f.secret,
+            "File": f.file,
+            "SymlinkFile": "",
+            "Commit": f.commit,
+            "Entropy": f.entropy,
+            "Author": f.author,
+            "Email": f.email,
+            "Date": f.date or "",
+            "Message": f.message,
+            "Tags": f.tags,
+            "RuleID": f.rule,
+            "Fingerprint": f.identity(),
+        }  # fmt: skip
+        for f in findings
+    ]
+
+
+def sarif(findings: list[SecretFinding], rules: Iterable[Any]) -> dict[str, Any]:
+    used = {f.rule for f in findings}
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "secmgr",
+                        "informationUri": "https://example.invalid/secmgr",
+                        "rules": [
+                            {"id": r.id, "shortDescription": {"text": r.description}} for r in rules if r.id in used
+                        ],
+                    }
+                },
+                "results": [
+                    {
+                        "message": {"text": f"{f.rule} has detected secret for file {f.file}."},
+                        "ruleId": f.rule,
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": f.file},
+                                    "region": {
+                                        "startLine": f.start_line,
+                                        "startColumn": f.start_column,
+                                        "endLine": f.end_line,
+                                        "endColumn": f.end_column,
+                                        "snippet": {"text": f.secret},
+                                    },
+                                }
+                            }
+                        ],
+                        "partialFingerprints": {
+                            "commitSha": f.commit,
+                            "email": f.email,
+                            "author": f.author,
+                            "date": f.date or "",
+                            "commitMessage": f.message,
+                        },
+                    }  # fmt: skip
+                    for f in findings
+                ],
+            }
+        ],
+    }
+
+
+def render(findings: list[SecretFinding], fmt: str, rules: Iterable[Any]) -> str:
+    document: Any = gitleaks_json(findings) if fmt == "json" else sarif(findings, rules)
+    return json.dumps(document, indent=2)
