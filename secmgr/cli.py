@@ -103,6 +103,30 @@ def import_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def worker(args: argparse.Namespace) -> int:
+    """Runs background jobs in this process until SIGINT or SIGTERM (for running them apart from the server)."""
+    import signal
+    import threading
+
+    from .app import JOB_KINDS
+    from .db import Database
+    from .jobs import Workers
+
+    settings = _settings(args)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    db = Database(settings.database_path).open()
+    workers = Workers(db, settings, JOB_KINDS, count=max(1, settings.job_workers))
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    workers.start()
+    logging.getLogger("secmgr").info("worker running %d job thread(s)", workers.count)
+    stop.wait()
+    workers.stop()
+    db.close()
+    return 0
+
+
 def scan(args: argparse.Namespace) -> int:
     from .scanner.engine import Detector
     from .scanner.report import render, scan_directory, scan_history
@@ -153,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     data_dir_option(p)
     p.set_defaults(func=create_user)
+
+    p = commands.add_parser("worker", help="run background jobs (fetches, scans) in this process")
+    data_dir_option(p)
+    p.set_defaults(func=worker)
 
     p = commands.add_parser("scan", help="scan a repository's history (or a directory) for secrets, no server needed")
     p.add_argument("path", help="a git repository, or any directory with --no-git")

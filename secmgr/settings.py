@@ -35,6 +35,8 @@ class Settings:
             raise ValueError(f"SECMGR_SECRET_KEY must be at least {MIN_KEY_BYTES} bytes long")
         if self.admin_password is not None and len(self.admin_password) < MIN_PASSWORD_LENGTH:
             raise ValueError(f"SECMGR_ADMIN_PASSWORD must be at least {MIN_PASSWORD_LENGTH} characters")
+        if not 0 <= self.job_workers <= 64:
+            raise ValueError("SECMGR_JOB_WORKERS must be between 0 and 64")
         if self.token_ttl <= 0:
             raise ValueError("SECMGR_TOKEN_TTL must be positive")
 
@@ -56,6 +58,11 @@ class Settings:
             values["admin_password"] = env["SECMGR_ADMIN_PASSWORD"]
         if env.get("SECMGR_SECRET_KEY"):
             values["secret_key"] = env["SECMGR_SECRET_KEY"]
+        if env.get("SECMGR_JOB_WORKERS"):
+            try:
+                values["job_workers"] = int(env["SECMGR_JOB_WORKERS"])
+            except ValueError:
+                raise ValueError("SECMGR_JOB_WORKERS must be a whole number") from None
         if env.get("SECMGR_RULES"):
             values["rules_path"] = Path(env["SECMGR_RULES"])
         if env.get("SECMGR_TOKEN_TTL"):
