@@ -171,23 +171,23 @@ def test_separate_worker_process_runs_the_jobs(tmp_path: Path) -> None:
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_healthy(url, server)
-        client = httpx.Client(base_url=url)
-        token = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
-        client.headers["Authorization"] = f"Bearer {token['access_token']}"
-        vc = client.post("/vc/", json={"name": "l", "type": "local", "url": str(tmp_path / "repos")}).json()
-        job_id = client.post("/repo/fetch/all", json={"vc_id": vc["id"]}).json()["job_id"]
-        time.sleep(0.5)
-        assert client.get(f"/jobs/{job_id}").json()["status"] == "queued"  # the server runs no jobs
-        worker = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "worker", "--data-dir", data], env=env,
-                                  stderr=subprocess.DEVNULL)  # fmt: skip
-        for _ in range(300):
-            if client.get(f"/jobs/{job_id}").json()["status"] == "completed":
-                break
-            time.sleep(0.1)
-        assert client.get(f"/jobs/{job_id}").json()["status"] == "completed"
-        assert client.get("/secrets/").json()["total"] == 4
-        worker.send_signal(signal.SIGTERM)
-        assert worker.wait(timeout=20) == 0
+        with httpx.Client(base_url=url) as client:
+            token = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
+            client.headers["Authorization"] = f"Bearer {token['access_token']}"
+            vc = client.post("/vc/", json={"name": "l", "type": "local", "url": str(tmp_path / "repos")}).json()
+            job_id = client.post("/repo/fetch/all", json={"vc_id": vc["id"]}).json()["job_id"]
+            time.sleep(0.5)
+            assert client.get(f"/jobs/{job_id}").json()["status"] == "queued"  # the server runs no jobs
+            worker = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "worker", "--data-dir", data], env=env,
+                                      stderr=subprocess.DEVNULL)  # fmt: skip
+            for _ in range(300):
+                if client.get(f"/jobs/{job_id}").json()["status"] == "completed":
+                    break
+                time.sleep(0.1)
+            assert client.get(f"/jobs/{job_id}").json()["status"] == "completed"
+            assert client.get("/secrets/").json()["total"] == 4
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(timeout=20) == 0
     finally:
         for process in (server, worker):
             if process is not None and process.poll() is None:
