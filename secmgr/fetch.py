@@ -16,7 +16,7 @@ from .scanner import history
 from .scanner.engine import Detector
 from .scanner.rules import load
 from .timeutil import now_iso
-from .vcs_providers import RemoteRepo, local
+from .vcs_providers import RemoteRepo, github, gitlab, local
 from .web import ID_MAX, USER, Context, Endpoint, Strict
 
 BATCH = 1000
@@ -32,9 +32,11 @@ class JobQueued(BaseModel):
 
 
 def _list(vc: dict[str, Any]) -> list[RemoteRepo]:
-    if vc["type"] == "local":
-        return local.list_repositories(vc["url"])
-    raise jobs.JobError(f"Fetching {vc['type']} connections is not available yet")
+    if vc["type"] == "github":
+        return github.list_repositories(vc["url"], vc["token"])
+    if vc["type"] == "gitlab":
+        return gitlab.list_repositories(vc["url"], vc["token"])
+    return local.list_repositories(vc["url"])
 
 
 def _upsert_repo(tx: Transaction, *, vc_id: int, remote: RemoteRepo) -> int:
@@ -94,6 +96,7 @@ def run(ctx: jobs.JobContext) -> None:
         raise jobs.JobError("The connection no longer exists")
     remotes = _list(vc)
     detector = Detector(load(ctx.settings.rules_path))
+    credentials = mirrors.credentials_env(vc["type"], vc["token"])
     totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
     failures: list[dict[str, str]] = []
     ctx.progress(0, len(remotes))
@@ -102,7 +105,7 @@ def run(ctx: jobs.JobContext) -> None:
         repo_id = ctx.db.transaction(partial(_upsert_repo, vc_id=vc_id, remote=remote))
         mirror = ctx.settings.data_dir / "mirrors" / str(vc["id"]) / f"{repo_id}.git"
         try:
-            mirrors.sync(remote.clone_url, mirror)
+            mirrors.sync(remote.clone_url, mirror, credentials)
             for key, value in scan_repository(ctx, repo_id, mirror, detector).items():
                 totals[key] += value
         except jobs.JobError as exc:

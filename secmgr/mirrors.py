@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 from pathlib import Path
@@ -11,8 +12,18 @@ from .jobs import JobError
 TIMEOUT = 600
 
 
-def _git(args: list[str], cwd: Path | None = None) -> None:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+def credentials_env(vc_type: str, token: str | None) -> dict[str, str]:
+    """git configuration through the environment: the token never appears in argv, URLs or messages."""
+    if not token or vc_type == "local":
+        return {}
+    user = "oauth2" if vc_type == "gitlab" else "x-access-token"
+    basic = base64.b64encode(f"{user}:{token}".encode()).decode()
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader",
+            "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"}  # fmt: skip
+
+
+def _git(args: list[str], cwd: Path | None = None, extra_env: dict[str, str] | None = None) -> None:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(extra_env or {})}
     try:
         result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, errors="replace",
                                 timeout=TIMEOUT, env=env)  # fmt: skip
@@ -24,13 +35,13 @@ def _git(args: list[str], cwd: Path | None = None) -> None:
         raise JobError(last[:300])
 
 
-def sync(clone_url: str, mirror: Path) -> None:
+def sync(clone_url: str, mirror: Path, credentials: dict[str, str] | None = None) -> None:
     """Creates or refreshes the bare mirror of `clone_url` at `mirror`."""
     if (mirror / "HEAD").is_file():
-        _git(["fetch", "--prune", "--quiet", "origin"], cwd=mirror)
+        _git(["fetch", "--prune", "--quiet", "origin"], cwd=mirror, extra_env=credentials)
         return
     mirror.parent.mkdir(parents=True, exist_ok=True)
-    _git(["clone", "--mirror", "--quiet", "--", clone_url, str(mirror)])
+    _git(["clone", "--mirror", "--quiet", "--", clone_url, str(mirror)], extra_env=credentials)
 
 
 def tips(mirror: Path) -> list[str]:
