@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,6 +21,7 @@ from .vcs_providers import RemoteRepo, github, gitlab, local
 from .web import ID_MAX, USER, Context, Endpoint, Strict
 
 BATCH = 1000
+CONCURRENT_REPOSITORIES = 4
 
 
 class FetchAll(Strict):
@@ -99,19 +101,26 @@ def run(ctx: jobs.JobContext) -> None:
     credentials = mirrors.credentials_env(vc["type"], vc["token"])
     totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
     failures: list[dict[str, str]] = []
-    ctx.progress(0, len(remotes))
     vc_id = int(vc["id"])
-    for done, remote in enumerate(remotes, start=1):
+
+    def one(remote: RemoteRepo) -> dict[str, int]:
         repo_id = ctx.db.transaction(partial(_upsert_repo, vc_id=vc_id, remote=remote))
-        mirror = ctx.settings.data_dir / "mirrors" / str(vc["id"]) / f"{repo_id}.git"
-        try:
-            mirrors.sync(remote.clone_url, mirror, credentials)
-            for key, value in scan_repository(ctx, repo_id, mirror, detector).items():
-                totals[key] += value
-        except jobs.JobError as exc:
-            failures.append({"repository": remote.name, "error": str(exc)})
-        ctx.record(totals, failures)
-        ctx.progress(done, len(remotes))
+        mirror = ctx.settings.data_dir / "mirrors" / str(vc_id) / f"{repo_id}.git"
+        mirrors.sync(remote.clone_url, mirror, credentials)
+        return scan_repository(ctx, repo_id, mirror, detector)
+
+    ctx.progress(0, len(remotes))
+    # Mirrors and scans overlap across repositories; writes still go through the one serialized writer.
+    with ThreadPoolExecutor(max_workers=CONCURRENT_REPOSITORIES) as pool:
+        running = {pool.submit(one, remote): remote for remote in remotes}
+        for done, future in enumerate(as_completed(running), start=1):
+            try:
+                for key, value in future.result().items():
+                    totals[key] += value
+            except jobs.JobError as exc:
+                failures.append({"repository": running[future].name, "error": str(exc)})
+            ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))
+            ctx.progress(done, len(remotes))
 
 
 def fetch_all(ctx: Context) -> Any:
