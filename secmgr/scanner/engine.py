@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,12 @@ class Detector:
         self.rules = list(rules)
         self._keywords = sorted({k for rule in self.rules for k in rule.keywords})
         self._always = [rule for rule in self.rules if not rule.keywords]
+        # One pass in C over each line: most lines hold no keyword and stop here.
+        self._gate = re.compile("|".join(re.escape(k) for k in self._keywords)) if self._keywords else None
+
+    def candidate(self, line: str) -> bool:
+        """Whether `line` could match at all: the keyword gate, one C-level pass."""
+        return bool(self._always) or (self._gate is not None and self._gate.search(line.lower()) is not None)
 
     def scan_line(self, line: str, path: str, commit: str = "") -> list[Match]:
         """Matches in one line; a generic rule's match gives way to a specific rule's for the same secret."""
@@ -36,9 +43,9 @@ class Detector:
         if INLINE_ALLOW in line:
             return
         lowered = line.lower()
-        present = {k for k in self._keywords if k in lowered}
-        if not present and not self._always:
+        if not self._always and (self._gate is None or self._gate.search(lowered) is None):
             return
+        present = {k for k in self._keywords if k in lowered}
         for rule in self.rules:
             if rule.keywords and not any(k in present for k in rule.keywords):
                 continue

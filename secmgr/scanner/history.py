@@ -49,6 +49,7 @@ def findings(
     commit = Commit()
     path = ""
     line_number = 0
+    candidate = detector.candidate
     for raw in lines:
         line = raw.rstrip("\n")
         if line.startswith(HEADER):
@@ -64,6 +65,9 @@ def findings(
             line_number = int(added[1:].split(",")[0])
         elif line.startswith("+") and path:
             text = line[1:]
+            if not candidate(text):
+                line_number += 1
+                continue
             for match in detector.scan_line(text, path, commit.sha):
                 finding = SecretFinding(
                     secret=match.secret, rule=match.rule.id, description=match.rule.description, file=path,
