@@ -31,9 +31,7 @@ def main() -> None:
             size = sum(len(line) for line in process.stdout)
         floors.append(time.perf_counter() - started)
         started = time.perf_counter()
-        with history.git_log(repo) as process:
-            assert process.stdout is not None
-            found = sum(1 for _ in history.findings(process.stdout, detector))
+        found = sum(1 for _ in history.scan_log(repo, detector))
         scans.append(time.perf_counter() - started)
     commits = subprocess.run(["git", "-C", str(repo), "rev-list", "--all", "--count"], capture_output=True, text=True)
     mb = size / 1e6

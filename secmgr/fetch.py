@@ -68,14 +68,13 @@ def scan_repository(ctx: jobs.JobContext, repo_id: int, mirror: Path, detector: 
             totals[key] += value
         batch.clear()
 
-    with history.git_log(mirror, exclude=seen) as process:
-        assert process.stdout is not None
-        for finding in history.findings(process.stdout, detector, ignored):
+    try:
+        for finding in history.scan_log(mirror, detector, ignored, exclude=seen):
             batch.append(finding)
             if len(batch) >= BATCH:
                 flush()
-    if process.returncode != 0:
-        raise jobs.JobError("git log failed on the mirror")
+    except history.GitLogError as error:
+        raise jobs.JobError(f"{error} on the mirror") from None
     if batch:
         flush()
     now = now_iso()

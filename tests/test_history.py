@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import io
+import shutil
+from pathlib import Path
+
+import pytest
 
 from secmgr.scanner.engine import Detector
-from secmgr.scanner.history import HEADER, findings
+from secmgr.scanner.history import HEADER, GitLogError, findings, scan_log
 from secmgr.scanner.rules import default_rules
+
+from .test_fetch import commit, git
 
 TOKEN_A = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"
 TOKEN_B = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0" + "p9O8n7M6l5K4j3I2"
 
 
-def log(*parts: str) -> io.BytesIO:
-    return io.BytesIO("".join(parts).encode())
+def log(*parts: str) -> list[tuple[int, bytes]]:
+    return list(enumerate(io.BytesIO("".join(parts).encode()), start=1))
 
 
 def header(sha: str, message: str) -> str:
@@ -53,7 +59,6 @@ def test_ignored_fingerprints_and_streams_split_across_chunks() -> None:
     )
     (finding,) = list(findings(stream, Detector(default_rules())))
     assert finding.start_line == 50_001
-    stream.seek(0)
     assert list(findings(stream, Detector(default_rules()), frozenset({"c1:big.txt:github-pat:50001"}))) == []
 
 
@@ -67,7 +72,48 @@ def test_overlapping_keywords_all_select_their_rules() -> None:
     assert detector.rules_for(b"nothing to see here") == []
 
 
-def test_only_lines_with_keywords_are_offered() -> None:
-    text = b"+plain line\n+token = 1\n-old token\n+more plain\n+HTTP://x"
-    lines = [text[start:end] for start, end in Detector(default_rules()).keyword_lines(text)]
-    assert lines == [b"+token = 1", b"-old token", b"+HTTP://x"]
+def history_with_tricky_diffs(repo: Path) -> None:
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, {"a.txt": "one\ntwo\nthree"}, "no newline at the end")
+    # The last line changes: git notes the missing newline between the removed and the added line.
+    commit(repo, {"a.txt": f"one\ntwo\nexport GH={TOKEN_A}"}, "token on the last line")
+    lines = [f"line {i}" for i in range(1, 31)]
+    commit(repo, {"b.txt": "\n".join(lines) + "\n"}, "thirty lines")
+    lines[4], lines[5] = "++ counter", f"key = {TOKEN_B}"
+    lines[19] = f"again {TOKEN_A}"
+    commit(repo, {"b.txt": "\n".join(lines) + "\n", "diff.patch": f"diff --git a/x b/x\n+{TOKEN_B}\n"}, "two hunks")
+    git(repo, "checkout", "-q", "-b", "topic")
+    commit(repo, {"c.txt": f"TOKEN={TOKEN_B}\n"}, "on a branch")
+
+
+def located(found: list) -> list[tuple[str, str, int, str]]:
+    return sorted((f.message, f.file, f.start_line, f.secret) for f in found)
+
+
+def test_grep_and_python_paths_agree_on_a_real_history(tmp_path: Path, monkeypatch) -> None:
+    repo = tmp_path / "repo"
+    history_with_tricky_diffs(repo)
+    detector = Detector(default_rules())
+    expected = [
+        ("on a branch", "c.txt", 1, TOKEN_B),
+        ("token on the last line", "a.txt", 3, TOKEN_A),
+        ("two hunks", "b.txt", 6, TOKEN_B),
+        ("two hunks", "b.txt", 20, TOKEN_A),
+        ("two hunks", "diff.patch", 2, TOKEN_B),
+    ]
+    assert shutil.which("grep") is not None
+    with_grep = list(scan_log(repo, detector))
+    assert located(with_grep) == expected
+    assert {f.branch for f in with_grep if f.file == "c.txt"} == {"topic"}
+    only_git = tmp_path / "bin"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "git")
+    monkeypatch.setenv("PATH", str(only_git))
+    assert shutil.which("grep") is None
+    assert [f.__dict__ for f in scan_log(repo, detector)] == [f.__dict__ for f in with_grep]
+
+
+def test_a_failing_git_log_raises(tmp_path: Path) -> None:
+    with pytest.raises(GitLogError):
+        list(scan_log(tmp_path, Detector(default_rules())))

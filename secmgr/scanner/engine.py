@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from .rules import INLINE_ALLOW, Rule, shannon_entropy
 
 GENERIC = "generic-"
-_LINE = re.compile(rb"(?m)^.*$")
 
 
 @dataclass(frozen=True)
@@ -25,48 +24,28 @@ class Match:
 class Detector:
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.rules = list(rules)
-        self._keywords = sorted({k for rule in self.rules for k in rule.keywords})
-        self._always = tuple(rule for rule in self.rules if not rule.keywords)
-        # One pass in C: most text holds no keyword and stops there. Trie-shaped (shared prefixes written once),
-        # so each position is tried against few branches.
-        trie = _trie(self._keywords).encode()
-        self._gate = re.compile(trie) if self._keywords else None
-        # Zero-width, so overlapping keywords are all seen; at each position it reports the longest keyword,
-        # and the others starting there are its prefixes.
-        self._every_keyword = re.compile(b"(?=(" + trie + b"))")
-        self._prefixes = {k.encode(): {w for w in self._keywords if k.startswith(w)} for k in self._keywords}
+        self.keywords = sorted({k for rule in self.rules for k in rule.keywords})
+        self.every_line = any(not rule.keywords for rule in self.rules)
+        # One pass over a line finds keywords that do not overlap, the longest where several start at one place
+        # (trie-shaped, shared prefixes written once). A keyword inside a found one is present with it; one that
+        # starts inside a found one and runs past its end is looked for on its own.
+        self._keyword_search = re.compile(_trie(self.keywords).encode())
+        encoded = [k.encode() for k in self.keywords]
+        self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
+        self._overlapping = {k: [w for w in encoded if _overlaps(k, w)] for k in encoded}
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
-
-    def keyword_lines(self, text: bytes) -> Iterator[tuple[int, int]]:
-        """(start, end) of each line of `text` that holds a rule keyword, ASCII case ignored.
-
-        Every line, when some rule has no keywords.
-        """
-        if self._always:
-            yield from ((m.start(), m.end()) for m in _LINE.finditer(text))
-            return
-        if self._gate is None:
-            return
-        lowered = text.lower()
-        search = self._gate.search
-        hit = search(lowered)
-        while hit is not None:
-            start = lowered.rfind(b"\n", 0, hit.start()) + 1
-            end = lowered.find(b"\n", hit.end())
-            if end < 0:
-                yield start, len(text)
-                return
-            yield start, end
-            hit = search(lowered, end)
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The rules whose keywords `line` holds (and those without keywords), in rule order."""
-        found = frozenset(self._every_keyword.findall(line.lower())) if self._keywords else frozenset()
-        rules = self._rules_by_keywords.get(found)
+        lowered = line.lower()
+        present: frozenset[bytes] = frozenset()
+        for keyword in set(self._keyword_search.findall(lowered)) if self.keywords else ():
+            present |= self._inside[keyword]
+            present |= {w for w in self._overlapping[keyword] if w in lowered}
+        rules = self._rules_by_keywords.get(present)
         if rules is None:
-            present = {w for keyword in found for w in self._prefixes[keyword]}
-            rules = [r for r in self.rules if not r.keywords or not present.isdisjoint(r.keywords)]
-            self._rules_by_keywords[found] = rules
+            rules = [r for r in self.rules if not r.keywords or any(k.encode() in present for k in r.keywords)]
+            self._rules_by_keywords[present] = rules
         return rules
 
     def scan_line(self, line: str, path: str, commit: str = "", rules: Sequence[Rule] | None = None) -> list[Match]:
@@ -113,3 +92,8 @@ def _branches(node: dict[str, dict]) -> str:
         return ""
     body = branches[0] if len(branches) == 1 and "" not in node else "(?:" + "|".join(branches) + ")"
     return body + ("?" if "" in node else "")
+
+
+def _overlaps(first: bytes, second: bytes) -> bool:
+    """Whether `second` can start inside `first` and run past its end."""
+    return any(first.endswith(second[:size]) for size in range(1, min(len(first), len(second))))

@@ -1,24 +1,33 @@
-"""Reading a repository's history as `git log -p` and turning added lines into findings."""
+"""Reading a repository's history as `git log -p` and turning added lines into findings.
+
+The log goes through `grep -F` (when there is one), which keeps only the lines that structure the log and
+the lines holding a rule keyword, numbered: most text never reaches Python, and git and grep run on their own
+cores while Python scans. Line numbers come from the hunk headers: with `-U0` a hunk is its removed lines
+then its added lines, so an added line's place follows from its number in the log.
+"""
 
 from __future__ import annotations
 
-import itertools
-import queue
-import re
+import os
+import shutil
 import subprocess
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from ..ingest import SecretFinding
 from ..reports import parse_date
 from .engine import Detector
 
-HEADER = "\x00commit\x00"
-PLUS = ord("+")
-FORMAT = "%x00commit%x00%H%x00%an%x00%ae%x00%aI%x00%S%x00%s"  # git writes HEADER, then the fields
+HEADER = "\x1ecommit\x1e"
+FORMAT = "%x1ecommit%x1e%H%x00%an%x00%ae%x00%aI%x00%S%x00%s"  # git writes HEADER, then the fields
+NO_NEWLINE = "\\ No newline at end of file"
+STRUCTURE = (HEADER, "diff --git ", "+++ ", "@@ ", NO_NEWLINE)
+_HEADER, _NO_NEWLINE = HEADER.encode(), NO_NEWLINE.encode()
+
+
+class GitLogError(OSError):
+    pass
 
 
 @dataclass
@@ -48,118 +57,115 @@ def git_log(repo: Path, revisions: Iterable[str] = ("--all",), exclude: Iterable
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
 
-_HEADER = HEADER.encode()
-_BOUNDARY = re.compile(rb"(?m)^(?=\x00commit\x00|diff --git )")
-CHUNK = 1 << 20
-
-
-def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
-    """The stream a megabyte at a time, read ahead in a thread so git keeps writing while we scan."""
-    ready: queue.Queue[bytes] = queue.Queue(maxsize=4)
-    stop = threading.Event()
-
-    def offer(chunk: bytes) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(chunk, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def read() -> None:
+def scan_log(
+    repo: Path,
+    detector: Detector,
+    ignored: frozenset[str] = frozenset(),
+    revisions: Iterable[str] = ("--all",),
+    exclude: Iterable[str] = (),
+) -> Iterator[SecretFinding]:
+    """Findings in the history of `repo`; raises GitLogError at the end if git or grep failed."""
+    git = git_log(repo, revisions, exclude)
+    assert git.stdout is not None
+    grep = shutil.which("grep")
+    if grep is None:  # no grep: Python reads every line
         try:
-            for chunk in iter(lambda: stream.read(CHUNK), b""):
-                if not offer(chunk):
-                    return
-        except (OSError, ValueError):
-            pass  # the stream was closed under us; git's exit status tells the caller what happened
+            yield from findings(enumerate(git.stdout, start=1), detector, ignored)
         finally:
-            offer(b"")
-
-    reader = threading.Thread(target=read, name="git-log-reader", daemon=True)
-    reader.start()
+            _finish(git)
+        return
+    # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
+    # rules that have no keywords.
+    patterns = [*STRUCTURE, *detector.keywords] if not detector.every_line else [""]
+    filtered = subprocess.Popen(
+        [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
+        stdin=git.stdout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"},
+    )  # fmt: skip
+    git.stdout.close()
+    assert filtered.stdout is not None
     try:
-        yield from iter(ready.get, b"")
+        yield from findings(_numbered(filtered.stdout), detector, ignored)
     finally:
-        stop.set()
+        _finish(git, filtered)
+    if filtered.returncode > 1:
+        raise GitLogError("grep failed on the log")
 
 
-def _pieces(stream: IO[bytes]) -> Iterator[bytes]:
-    """The stream cut into commit headers and per-file diffs."""
-    buffer = b""
-    for chunk in _chunks(stream):
-        buffer += chunk
-        cut = max(buffer.rfind(b"\n" + _HEADER), buffer.rfind(b"\ndiff --git "))
-        if cut > 0:
-            yield from (piece for piece in _BOUNDARY.split(buffer[: cut + 1]) if piece)
-            buffer = buffer[cut + 1 :]
-    yield from (piece for piece in _BOUNDARY.split(buffer) if piece)
+def _finish(git: subprocess.Popen[bytes], *others: subprocess.Popen[bytes]) -> None:
+    for process in (*others, git):
+        if process.stdout is not None:
+            process.stdout.close()
+        process.wait()
+    if git.returncode not in (0, -13):  # -13: SIGPIPE, when we stopped reading early
+        raise GitLogError("git log failed")
+
+
+def _numbered(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+    for line in lines:
+        number, _, text = line.partition(b":")
+        yield int(number), text
 
 
 def _commit(header: bytes) -> Commit:
-    fields = header[len(_HEADER) :].decode("utf-8", "replace").split("\n", 1)[0].split("\x00")
+    fields = header[len(_HEADER) :].rstrip(b"\n").decode("utf-8", "replace").split("\x00")
     fields += [""] * (6 - len(fields))
     return Commit(fields[0], fields[1], fields[2], parse_date(fields[3]), _branch(fields[4]), fields[5])
 
 
-def findings(stream: IO[bytes], detector: Detector, ignored: frozenset[str] = frozenset()) -> Iterator[SecretFinding]:
-    """Findings in the added lines of a `git log -p` stream in FORMAT; `ignored` fingerprints are skipped.
-
-    Only the lines holding a rule keyword are ever decoded and looked at one by one.
-    """
-    commit = Commit()
-    for piece in _pieces(stream):
-        if piece.startswith(_HEADER):
-            commit = _commit(piece)
-        else:
-            added = _added_lines(piece, detector.keyword_lines(piece))
-            yield from _file_findings(piece, added, commit, detector, ignored)
+def _path(line: bytes) -> str:
+    target = line[4:].rstrip(b"\n").decode("utf-8", "replace")
+    return target[2:] if target.startswith("b/") else ("" if target == "/dev/null" else target)
 
 
-def _added_lines(diff: bytes, lines: Iterable[tuple[int, int]]) -> Iterator[tuple[bytes, int]]:
-    """(text, new-file line number) of the added lines among `lines` (start, end offsets, ascending)."""
-    header_end = first = added = counted_to = -1
-    for start, end in lines:
-        if diff[start] != PLUS:
-            continue  # removed lines, file headers
-        hunk = diff.rfind(b"\n@@ ", 0, start)
-        if hunk < 0:
-            continue  # the +++ line
-        end_of_header = diff.find(b"\n", hunk + 1)
-        if end_of_header != header_end:
-            header_end = counted_to = end_of_header
-            first, added = int(diff[hunk + 1 : header_end].split(b" ")[2][1:].split(b",")[0]), 0
-        # With -U0 a hunk holds only removed and added lines: count the added ones before this one.
-        added += diff.count(b"\n+", counted_to, start)
-        counted_to = start - 1
-        yield diff[start + 1 : end], first + added
-
-
-def _file_findings(
-    diff: bytes, added: Iterator[tuple[bytes, int]], commit: Commit, detector: Detector, ignored: frozenset[str]
+def findings(
+    numbered: Iterable[tuple[int, bytes]], detector: Detector, ignored: frozenset[str] = frozenset()
 ) -> Iterator[SecretFinding]:
-    first = next(added, None)
-    if first is None:
+    """Findings in the added lines of a `git log -p` in FORMAT, given as (line number in the log, line).
+
+    Lines that neither structure the log nor hold a keyword may be left out. `ignored` fingerprints are skipped.
+    """
+    commit, path, in_hunk = Commit(), "", False
+    hunk_at = first = removed = notes = 0
+    for number, line in numbered:
+        if line.startswith(b"+"):
+            if in_hunk and path:
+                # With -U0: the hunk header, its removed lines, perhaps a no-newline note, then the added lines.
+                yield from _line_findings(line, first + number - hunk_at - 1 - removed - notes, commit, path,
+                                          detector, ignored)  # fmt: skip
+            elif line.startswith(b"+++ ") and not in_hunk:
+                path = _path(line)
+        elif line.startswith(b"@@ "):
+            old, new = line.split(b" ", 3)[1:3]
+            hunk_at, in_hunk, notes = number, True, 0
+            removed = int(old.partition(b",")[2] or 1)
+            first = int(new[1:].partition(b",")[0])
+        elif line.startswith(_NO_NEWLINE):
+            notes += 1
+        elif line.startswith(_HEADER):
+            commit, path, in_hunk = _commit(line), "", False
+        elif line.startswith(b"diff --git "):
+            path, in_hunk = "", False
+
+
+def _line_findings(
+    line: bytes, line_number: int, commit: Commit, path: str, detector: Detector, ignored: frozenset[str]
+) -> Iterator[SecretFinding]:
+    raw = line[1:].rstrip(b"\n")
+    rules = detector.rules_for(raw)
+    if not rules:
         return
-    marker = diff.find(b"\n+++ ")
-    target = diff[marker + 5 :].split(b"\n", 1)[0].decode("utf-8", "replace") if marker >= 0 else "/dev/null"
-    path = target[2:] if target.startswith("b/") else ("" if target == "/dev/null" else target)
-    if not path:
-        return
-    for raw, line_number in itertools.chain([first], added):
-        text = raw.decode("utf-8", "replace")
-        for match in detector.scan_line(text, path, commit.sha, detector.rules_for(raw)):
-            finding = SecretFinding(
-                secret=match.secret, rule=match.rule.id, description=match.rule.description, file=path,
-                line=text[:2000], start_line=line_number, end_line=line_number,
-                start_column=match.start_column, end_column=match.end_column, match=match.match[:2000],
-                commit=commit.sha, author=commit.author, email=commit.email, date=commit.date,
-                tags=list(match.rule.tags), message=commit.message, entropy=match.entropy,
-                branch=commit.source, severity=match.rule.severity,
-            )  # fmt: skip
-            if finding.identity() not in ignored:
-                yield finding
+    text = raw.decode("utf-8", "replace")
+    for match in detector.scan_line(text, path, commit.sha, rules):
+        finding = SecretFinding(
+            secret=match.secret, rule=match.rule.id, description=match.rule.description, file=path,
+            line=text[:2000], start_line=line_number, end_line=line_number,
+            start_column=match.start_column, end_column=match.end_column, match=match.match[:2000],
+            commit=commit.sha, author=commit.author, email=commit.email, date=commit.date,
+            tags=list(match.rule.tags), message=commit.message, entropy=match.entropy,
+            branch=commit.source, severity=match.rule.severity,
+        )  # fmt: skip
+        if finding.identity() not in ignored:
+            yield finding
 
 
 def ignored_fingerprints(repo: Path, ref: str = "HEAD") -> frozenset[str]:

@@ -17,12 +17,7 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
 
 def scan_history(repo: Path, detector: Detector) -> list[SecretFinding]:
     ignored = history.ignored_fingerprints(repo)
-    with history.git_log(repo) as process:
-        assert process.stdout is not None
-        found = list(history.findings(process.stdout, detector, ignored))
-    if process.returncode != 0:
-        raise OSError(f"git log failed in {repo}")
-    return found
+    return list(history.scan_log(repo, detector, ignored))
 
 
 def _files(root: Path) -> Iterator[Path]:
