@@ -39,11 +39,13 @@ from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
 from .errors import AppError
 from .passwords import PasswordHasher
+from .sca import advisories
+from .sca import scan as sca_scan
 from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
 
 WORKER_THREADS = 16  # each keeps one read connection
-JOB_KINDS = {"fetch": fetch.run}
+JOB_KINDS = {"fetch": fetch.run, "vulnerability_scan": sca_scan.run}
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")
 
@@ -72,6 +74,8 @@ def all_endpoints() -> list[Endpoint]:
         *groups.routes,
         *secrets.routes,
         *vulnerabilities.routes,
+        *sca_scan.routes,
+        *advisories.routes,
         *imports.routes,
         *allowlists.routes,
         *incidents.routes,

@@ -20,7 +20,12 @@ Row = dict[str, Any]
 Params = Sequence[Any] | dict[str, Any]
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Changes to tables that already exist in older databases, by the version that brings them. schema.sql holds the
+# current shape, so a new database starts at SCHEMA_VERSION and runs none of these.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE vulnerabilities ADD COLUMN source TEXT NOT NULL DEFAULT 'import'",),
+}
 
 
 class QueryTimeout(ServiceUnavailable):
@@ -131,12 +136,30 @@ class Database:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = self._connect(readonly=False)
         self._writer.execute("PRAGMA journal_mode=WAL")
+        self._migrate(self._writer)
         self._writer.executescript(resources.files("secmgr").joinpath("schema.sql").read_text("utf-8"))
         self._writer.execute(
             "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, datetime('now'))",
             (SCHEMA_VERSION,),
         )
         return self
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        """Brings an older database's tables up to date, each version in its own transaction."""
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone():
+            return  # a new database: schema.sql creates everything as it is now
+        current = conn.execute("SELECT coalesce(max(version), 0) AS v FROM schema_version").fetchone()["v"]
+        for version in sorted(v for v in MIGRATIONS if v > current):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version, applied_at) VALUES (?, datetime('now'))", (version,))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         with self._all_lock:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from . import ingest, jobs, mirrors, vcs
 from .db import Transaction
@@ -21,16 +20,10 @@ from .vcs_providers import RemoteRepo, github, gitlab, local
 from .web import ID_MAX, USER, Context, Endpoint, Strict
 
 BATCH = 1000
-CONCURRENT_REPOSITORIES = 4
 
 
 class FetchAll(Strict):
     vc_id: Annotated[int, Field(ge=1, le=ID_MAX)]
-
-
-class JobQueued(BaseModel):
-    job_id: int
-    status: str
 
 
 def _list(vc: dict[str, Any]) -> list[RemoteRepo]:
@@ -99,27 +92,15 @@ def run(ctx: jobs.JobContext) -> None:
     detector = Detector(load(ctx.settings.rules_path))
     credentials = mirrors.credentials_env(vc["type"], vc["token"])
     totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
-    failures: list[dict[str, str]] = []
     vc_id = int(vc["id"])
 
     def one(remote: RemoteRepo) -> dict[str, int]:
         repo_id = ctx.db.transaction(partial(_upsert_repo, vc_id=vc_id, remote=remote))
-        mirror = ctx.settings.data_dir / "mirrors" / str(vc_id) / f"{repo_id}.git"
+        mirror = mirrors.path_for(ctx.settings.data_dir, vc_id, repo_id)
         mirrors.sync(remote.clone_url, mirror, credentials)
         return scan_repository(ctx, repo_id, mirror, detector)
 
-    ctx.progress(0, len(remotes))
-    # Mirrors and scans overlap across repositories; writes still go through the one serialized writer.
-    with ThreadPoolExecutor(max_workers=CONCURRENT_REPOSITORIES) as pool:
-        running = {pool.submit(one, remote): remote for remote in remotes}
-        for done, future in enumerate(as_completed(running), start=1):
-            try:
-                for key, value in future.result().items():
-                    totals[key] += value
-            except jobs.JobError as exc:
-                failures.append({"repository": running[future].name, "error": str(exc)})
-            ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))
-            ctx.progress(done, len(remotes))
+    jobs.run_each(ctx, remotes, lambda remote: remote.name, one, totals)
 
 
 def fetch_all(ctx: Context) -> Any:
@@ -139,7 +120,7 @@ routes = [
         USER,
         "Fetch All Repos",
         body=FetchAll,
-        response=JobQueued,
+        response=jobs.JobQueued,
         status=202,
         tag="repo",
     ),

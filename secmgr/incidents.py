@@ -229,6 +229,28 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
     return opened
 
 
+def close_fixed(tx: Transaction, repo_id: int, keys: Iterable[str]) -> int:
+    """Vulnerability incidents left without any occurrence after a re-scan: closed as fixed. Returns how many."""
+    closing = []
+    for key in sorted(keys):
+        ecosystem, package, vuln_id = json.loads(key)
+        left = tx.scalar(
+            "SELECT count(*) FROM vulnerabilities WHERE repository_id = ? AND ecosystem = ? AND package = ?"
+            " AND vuln_id = ?",
+            (repo_id, ecosystem, package, vuln_id),
+        )
+        incident = tx.query_one(
+            "SELECT id, status FROM incidents WHERE repository_id = ? AND type = 'vulnerability' AND key = ?",
+            (repo_id, key),
+        )
+        if not left and incident is not None and incident["status"] != "closed":
+            closing.append((incident["id"], incident["status"]))
+    _set_status(tx, [(i, "closed", "fixed") for i, _ in closing])
+    reason = "No longer found by a scan of the default branch"
+    _log(tx, [(i, "auto-closed", was, "closed", None, reason, "fixed") for i, was in closing])
+    return len(closing)
+
+
 def follow_allowlisting(tx: Transaction, secret_ids: Sequence[int], vuln_ids: Sequence[int]) -> None:
     """After findings changed `whitelisted`: close incidents fully allowlisted, reopen or open the others."""
     for kind, ids in (("secret", secret_ids), ("vulnerability", vuln_ids)):

@@ -198,13 +198,18 @@ def forget_repos(tx: Transaction, repo_ids: Sequence[int]) -> None:
 
 VULN_COLUMNS = (
     "repository_id, fingerprint, vuln_id, aliases, summary, severity, severity_rank, cvss_score, package,"
-    " ecosystem, version, fixed_version, file, scan_type, pr_scan_id, live_commit_scan_id, created_at, updated_at"
+    " ecosystem, version, fixed_version, file, scan_type, pr_scan_id, live_commit_scan_id, source, created_at,"
+    " updated_at"
 )
 VULN_REFRESH = "aliases, summary, severity, severity_rank, cvss_score, fixed_version, updated_at"
 
 
 def ingest_vulnerabilities(
-    tx: Transaction, repo_id: int, findings: Sequence[VulnerabilityFinding], origin: Origin = Origin()
+    tx: Transaction,
+    repo_id: int,
+    findings: Sequence[VulnerabilityFinding],
+    origin: Origin = Origin(),
+    source: str = "import",
 ) -> IngestResult:
     now = now_iso()
     by_identity = {finding.identity(): finding for finding in findings}
@@ -213,13 +218,38 @@ def ingest_vulnerabilities(
         (
             repo_id, identity, f.vuln_id, json.dumps(f.aliases), f.summary, f.severity, sev.RANK[f.severity],
             f.cvss_score, f.package, f.ecosystem, f.version, f.fixed_version, f.file, origin.scan_type,
-            origin.pr_scan_id, origin.live_commit_scan_id, now, now,
+            origin.pr_scan_id, origin.live_commit_scan_id, source, now, now,
         )
         for identity, f in by_identity.items()
     ]  # fmt: skip
     _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows)
     refresh_repo_totals(tx, [repo_id])
     return _triage(tx, "vulnerability", repo_id, list(by_identity), existing)
+
+
+def record_vulnerability_scan(
+    tx: Transaction, repo_id: int, findings: Sequence[VulnerabilityFinding], unread_files: Iterable[str] = ()
+) -> tuple[IngestResult, int]:
+    """A scan of a repository's default branch: its findings through the ingest path; what an earlier scan found
+    and this one no longer does is removed and its incident closed as fixed. Findings in `unread_files` (lock
+    files this scan could not parse) are left as they were. Returns the ingest counts and how many were fixed."""
+    result = ingest_vulnerabilities(tx, repo_id, findings, source="scan")
+    current = {f.identity() for f in findings}
+    kept = set(unread_files)
+    gone = [
+        row
+        for row in tx.query(
+            "SELECT id, fingerprint, ecosystem, package, vuln_id, file FROM vulnerabilities"
+            " WHERE repository_id = ? AND scan_type = 'repo_scan' AND source = 'scan'",
+            (repo_id,),
+        )
+        if row["fingerprint"] not in current and row["file"] not in kept
+    ]
+    for chunk in _chunks([row["id"] for row in gone]):
+        tx.execute(f"DELETE FROM vulnerabilities WHERE id IN ({placeholders(chunk)})", list(chunk))
+    refresh_repo_totals(tx, [repo_id])
+    keys = {incidents.vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"]) for row in gone}
+    return result, incidents.close_fixed(tx, repo_id, keys)
 
 
 def _triage(tx: Transaction, kind: str, repo_id: int, fingerprints: list[str], existing: set[str]) -> IngestResult:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -20,6 +21,8 @@ from .errors import found
 from .sql import Where, order_by
 from .timeutil import now_iso
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
+
+T = TypeVar("T")
 
 log = logging.getLogger("secmgr.jobs")
 MAX_ATTEMPTS = 3
@@ -163,6 +166,19 @@ class JobError(Exception):
     """A job failure whose message is safe to show (no tokens, no secret values)."""
 
 
+class PartialFailure(JobError):
+    """An item that was partly done: its counts stand, and the message says what was not done."""
+
+    def __init__(self, message: str, counts: dict[str, int]) -> None:
+        super().__init__(message)
+        self.counts = counts
+
+
+class JobQueued(BaseModel):
+    job_id: int
+    status: str
+
+
 class Workers:
     """Worker threads that claim and run jobs until stopped."""
 
@@ -229,3 +245,32 @@ routes = [
     Endpoint("GET", "/jobs/", get_jobs, READONLY, "List Jobs", query=JobQuery, response=list[JobOut], tag="jobs"),
     Endpoint("GET", "/jobs/{job_id}", get_job, READONLY, "Get Job", response=JobOut, tag="jobs"),
 ]
+
+
+CONCURRENT_ITEMS = 4
+
+
+def run_each(
+    ctx: JobContext,
+    items: Sequence[T],
+    name: Callable[[T], str],
+    work: Callable[[T], dict[str, int]],
+    totals: dict[str, int],
+) -> None:
+    """Runs `work` on each item, a few at a time; adds what each returns to `totals`. An item that raises
+    JobError is recorded as a failure by `name` and does not stop the others. Progress and counts are kept
+    on the job as items finish."""
+    failures: list[dict[str, str]] = []
+    ctx.progress(0, len(items))
+    with ThreadPoolExecutor(max_workers=CONCURRENT_ITEMS) as pool:
+        running = {pool.submit(work, item): item for item in items}
+        for done, future in enumerate(as_completed(running), start=1):
+            try:
+                counts = future.result()
+            except JobError as exc:
+                counts = exc.counts if isinstance(exc, PartialFailure) else {}
+                failures.append({"repository": name(running[future]), "error": str(exc)})
+            for key, value in counts.items():
+                totals[key] = totals.get(key, 0) + value
+            ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))
+            ctx.progress(done, len(items))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from .jobs import JobError
@@ -58,3 +59,41 @@ def existing(mirror: Path, shas: list[str]) -> list[str]:
     result = subprocess.run(["git", "-C", str(mirror), "cat-file", "--batch-check"], input="\n".join(shas) + "\n",
                             capture_output=True, text=True, timeout=TIMEOUT)  # fmt: skip
     return [line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit") or " commit " in line]
+
+
+def path_for(data_dir: Path, vc_id: int, repo_id: int) -> Path:
+    return data_dir / "mirrors" / str(vc_id) / f"{repo_id}.git"
+
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def files_at(mirror: Path, ref: str, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+    """The contents at `ref` of the files whose paths `wanted` accepts (each up to MAX_FILE_BYTES)."""
+    try:
+        listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-l", "-z", "--full-tree", ref, "--"],
+                                 capture_output=True, timeout=TIMEOUT)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise JobError("git timed out") from None
+    if listing.returncode != 0:
+        raise JobError(f"No branch or commit {ref!r} in the mirror")
+    objects: dict[str, str] = {}
+    for entry in listing.stdout.split(b"\0"):
+        meta, _, raw_path = entry.partition(b"\t")
+        fields = meta.split()
+        path = raw_path.decode("utf-8", "replace")
+        if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_FILE_BYTES:
+            if wanted(path):
+                objects[path] = fields[2].decode()
+    if not objects:
+        return {}
+    batch = subprocess.run(["git", "-C", str(mirror), "cat-file", "--batch"], capture_output=True, timeout=TIMEOUT,
+                           input="".join(f"{sha}\n" for sha in objects.values()).encode())  # fmt: skip
+    contents: dict[str, bytes] = {}
+    output, offset = batch.stdout, 0
+    for path in objects:
+        header_end = output.index(b"\n", offset)
+        size = int(output[offset:header_end].split()[2])
+        contents[path] = output[header_end + 1 : header_end + 1 + size]
+        offset = header_end + 1 + size + 1
+    return contents

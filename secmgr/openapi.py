@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import __version__
-from .web import ID_MAX, Endpoint, PageQuery
+from .web import ID_MAX, TEXT_PARAM, Endpoint, PageQuery
 
 REF = "#/components/schemas/{model}"
 
@@ -87,7 +87,9 @@ class _Builder:
                 "name": name,
                 "in": "path",
                 "required": True,
-                "schema": {"type": "integer", "minimum": 1, "maximum": ID_MAX},
+                "schema": {"type": "string", "pattern": f"^{TEXT_PARAM}$"}
+                if name in endpoint.text_params
+                else {"type": "integer", "minimum": 1, "maximum": ID_MAX},
             }
             for name in endpoint.path_params
         ]

@@ -155,6 +155,7 @@ CREATE TABLE IF NOT EXISTS vulnerabilities (
     whitelist_id        INTEGER,
     pr_scan_id          INTEGER,
     live_commit_scan_id INTEGER,
+    source              TEXT NOT NULL DEFAULT 'import',  -- 'scan' when secmgr's own scan found it
     created_at          TEXT NOT NULL,
     updated_at          TEXT NOT NULL
 );
@@ -288,3 +289,38 @@ CREATE TABLE IF NOT EXISTS repo_scan_state (
     tips         TEXT NOT NULL DEFAULT '[]',
     scanned_at   TEXT NOT NULL
 );
+
+-- The local advisory database: OSV records as imported, one row per affected package for matching.
+CREATE TABLE IF NOT EXISTS advisories (
+    id              TEXT PRIMARY KEY,
+    modified        TEXT NOT NULL,
+    published       TEXT,
+    withdrawn       TEXT,
+    summary         TEXT NOT NULL DEFAULT '',
+    details         TEXT NOT NULL DEFAULT '',
+    aliases         TEXT NOT NULL DEFAULT '[]',
+    severity        TEXT NOT NULL DEFAULT 'unknown',
+    severity_rank   INTEGER NOT NULL DEFAULT 0,
+    cvss_score      REAL,
+    cvss_vector     TEXT,
+    record          TEXT NOT NULL,
+    imported_at     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS advisories_modified_idx ON advisories (modified);
+CREATE TABLE IF NOT EXISTS advisory_aliases (
+    alias           TEXT NOT NULL COLLATE NOCASE,
+    advisory_id     TEXT NOT NULL REFERENCES advisories (id) ON DELETE CASCADE,
+    PRIMARY KEY (alias, advisory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS advisory_aliases_advisory_idx ON advisory_aliases (advisory_id);
+CREATE TABLE IF NOT EXISTS advisory_packages (
+    id              INTEGER PRIMARY KEY,
+    advisory_id     TEXT NOT NULL REFERENCES advisories (id) ON DELETE CASCADE,
+    ecosystem       TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    name_key        TEXT NOT NULL,
+    ranges          TEXT NOT NULL DEFAULT '[]',
+    versions        TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS advisory_packages_lookup_idx ON advisory_packages (ecosystem, name_key);
+CREATE INDEX IF NOT EXISTS advisory_packages_advisory_idx ON advisory_packages (advisory_id);

@@ -52,7 +52,7 @@ class Access:
     def public(self) -> bool:
         return self.min_role is None
 
-    def check(self, user: Row, path: dict[str, int]) -> None:
+    def check(self, user: Row, path: dict[str, Any]) -> None:
         assert self.min_role is not None
         needed = self.min_role
         if self.self_param is not None and path.get(self.self_param) != user["id"]:
@@ -91,7 +91,7 @@ class Context:
     state: AppState
     request: Request
     user: Row | None
-    path: dict[str, int]
+    path: dict[str, Any]
     query: Any = None
     body: Any = None
 
@@ -137,6 +137,7 @@ class Endpoint:
     upload: bool = False
     body_optional: bool = False
     responses: dict[int, str] = field(default_factory=dict)
+    text_params: tuple[str, ...] = ()  # path parameters that are names (advisory ids), not integer ids
 
     @property
     def path_params(self) -> list[str]:
@@ -219,10 +220,18 @@ class Partial(Strict):
         return {name: getattr(self, name) for name in self.model_fields_set}
 
 
-def parse_path(endpoint: Endpoint, raw: dict[str, str]) -> dict[str, int]:
-    values: dict[str, int] = {}
+TEXT_PARAM = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,254}"
+
+
+def parse_path(endpoint: Endpoint, raw: dict[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
     for name in endpoint.path_params:
         text = raw.get(name, "")
+        if name in endpoint.text_params:
+            if not re.fullmatch(TEXT_PARAM, text):
+                raise invalid(["path", name], "Input should be an identifier (letters, digits, . _ : + -)")
+            values[name] = text
+            continue
         if not re.fullmatch(r"[0-9]{1,19}", text) or not 1 <= int(text) <= ID_MAX:
             raise invalid(["path", name], "Input should be a positive integer id", "int_parsing")
         values[name] = int(text)

@@ -63,6 +63,16 @@ def _throwaway_group(w: World) -> tuple[str, Any]:
     return f"/groups/{w.api.post('/groups/', w.admin, json={'name': f'g{_unique()}'}).json()['id']}", None
 
 
+def _advisory() -> dict[str, Any]:
+    return {"id": f"OSV-TEST-{_unique()}", "modified": "2026-01-01T00:00:00Z", "summary": "test advisory"}
+
+
+def _stored_advisory(w: World) -> tuple[str, Any]:
+    record = _advisory()
+    assert w.api.post("/advisories/import", w.admin, json=record).status_code == 200
+    return f"/advisories/{record['id']}", None
+
+
 MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
     ("GET", "/health"): (lambda w: ("/health", None), everyone(200)),
     ("GET", "/openapi.json"): (lambda w: ("/openapi.json", None), everyone(200)),
@@ -131,6 +141,12 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
         {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 200, "admin": 200}),
     ("POST", "/repo/fetch/all"): (lambda w: ("/repo/fetch/all", {"vc_id": w.vc["id"]}),
                                   {"anonymous": 401, "readonly": 403, "user": 202, "scoped": 202, "admin": 202}),
+    ("POST", "/vulnerabilities/scan/vcs/{vc_id}"): (lambda w: (f"/vulnerabilities/scan/vcs/{w.vc['id']}", None),
+                                                    {"anonymous": 401, "readonly": 403, "user": 202, "scoped": 202,
+                                                     "admin": 202}),
+    ("GET", "/advisories/"): (lambda w: ("/advisories/", None), signed_in()),
+    ("GET", "/advisories/{advisory_id}"): (_stored_advisory, signed_in()),
+    ("POST", "/advisories/import"): (lambda w: ("/advisories/import", _advisory()), admin_only()),
     ("GET", "/jobs/"): (lambda w: ("/jobs/", None), signed_in()),
     ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in()),
 }  # fmt: skip

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 
-from secmgr.db import Database, QueryTimeout
+from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout
 from secmgr.errors import Conflict
 
 
@@ -20,8 +21,31 @@ def db(tmp_path: Path):
 def test_pragmas(db: Database) -> None:
     assert db.scalar("PRAGMA journal_mode") == "wal"
     assert db.scalar("PRAGMA foreign_keys") == 1
-    assert db.scalar("SELECT max(version) FROM schema_version") == 1
+    assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION
     assert db.integrity_check() == "ok"
+
+
+def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    Database(path).open().close()
+    # Make it a version 1 database with a row in the table version 2 changes.
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
+    conn.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
+    conn.execute(
+        "INSERT INTO vulnerabilities (repository_id, fingerprint, vuln_id, package, ecosystem, scan_type, created_at,"
+        " updated_at) VALUES (1, 'f', 'GHSA-1', 'p', 'npm', 'repo_scan', 'now', 'now')"
+    )
+    conn.execute("ALTER TABLE vulnerabilities DROP COLUMN source")
+    conn.execute("DELETE FROM schema_version WHERE version > 1")
+    conn.close()
+    db = Database(path).open()
+    try:
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION
+        assert db.query("SELECT vuln_id, source FROM vulnerabilities") == [{"vuln_id": "GHSA-1", "source": "import"}]
+        assert db.integrity_check() == "ok"
+    finally:
+        db.close()
 
 
 def test_reads_cannot_write(db: Database) -> None:

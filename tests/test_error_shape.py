@@ -52,7 +52,8 @@ def _malformed_requests(endpoint: Endpoint) -> list[tuple[str, dict, str]]:
     """(path, request kwargs, expected loc prefix) for each input the endpoint takes."""
     cases: list[tuple[str, dict, str]] = []
     for name in endpoint.path_params:
-        cases.append((endpoint.path.replace("{" + name + "}", "not-a-number"), {"json": {}}, "path"))
+        bad = "not%20an%20id" if name in endpoint.text_params else "not-a-number"
+        cases.append((endpoint.path.replace("{" + name + "}", bad), {"json": {}}, "path"))
     if endpoint.query is not None:
         bad = "page=0" if issubclass(endpoint.query, PageQuery) else None
         if "format" in endpoint.query.model_fields:
