@@ -78,8 +78,8 @@ def import_report(args: argparse.Namespace) -> int:
     import json
 
     from .db import Database
-    from .errors import AppError, ValidationFailed
-    from .imports import import_secrets
+    from .errors import AppError
+    from .imports import import_secrets, import_vulnerabilities
 
     settings = _settings(args)
     try:
@@ -89,17 +89,50 @@ def import_report(args: argparse.Namespace) -> int:
         return 1
     db = Database(settings.database_path).open()
     try:
-        result = import_secrets(db, args.repo_id, args.format, raw)
-    except ValidationFailed as exc:
-        for error in exc.errors[:20]:
-            print(f"secmgr: {'.'.join(map(str, error['loc']))}: {error['msg']}", file=sys.stderr)
-        return 2
+        if args.kind == "secrets":
+            result = import_secrets(db, args.repo_id, args.format, raw)
+        else:
+            result = import_vulnerabilities(db, args.repo_id, args.format, raw)
     except AppError as exc:
-        print(f"secmgr: {exc.detail}", file=sys.stderr)
-        return 1
+        return _report_error(exc)
     finally:
         db.close()
     print(json.dumps(result.counts()))
+    return 0
+
+
+def _report_error(exc: Exception) -> int:
+    from .errors import AppError, ValidationFailed
+
+    if isinstance(exc, ValidationFailed):
+        for error in exc.errors[:20]:
+            print(f"secmgr: {'.'.join(map(str, error['loc']))}: {error['msg']}", file=sys.stderr)
+        return 2
+    print(f"secmgr: {exc.detail if isinstance(exc, AppError) else exc}", file=sys.stderr)
+    return 1
+
+
+def import_advisories(args: argparse.Namespace) -> int:
+    import json
+
+    from .db import Database
+    from .errors import AppError
+    from .sca import advisories, osv
+
+    settings = _settings(args)
+    try:
+        records = osv.read_path(Path(args.path))
+    except OSError as exc:
+        print(f"secmgr: cannot read {args.path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except AppError as exc:
+        return _report_error(exc)
+    db = Database(settings.database_path).open()
+    try:
+        counts = advisories.import_records(db, records)
+    finally:
+        db.close()
+    print(json.dumps(counts))
     return 0
 
 
@@ -198,6 +231,19 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("file", help="the report, or - for standard input")
     data_dir_option(k)
     k.set_defaults(func=import_report)
+    k = kinds.add_parser("vulnerabilities", help="an OSV-Scanner JSON report, or a CycloneDX JSON SBOM to match")
+    k.add_argument("--format", required=True, choices=["osv-scanner", "cyclonedx"])
+    k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
+    k.add_argument("file", help="the report, or - for standard input")
+    data_dir_option(k)
+    k.set_defaults(func=import_report)
+
+    p = commands.add_parser("advisories", help="the local advisory database")
+    actions = p.add_subparsers(dest="action", required=True)
+    k = actions.add_parser("import", help="import OSV records: a JSON record or array, a directory, or an OSV zip")
+    k.add_argument("path")
+    data_dir_option(k)
+    k.set_defaults(func=import_advisories)
     return parser
 
 

@@ -123,6 +123,10 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
         lambda w: (f"/import/secrets?format=gitleaks&repo_id={w.repos[0]['id']}", []),
         {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 404, "admin": 200},
     ),
+    ("POST", "/import/vulnerabilities"): (
+        lambda w: (f"/import/vulnerabilities?format=osv-scanner&repo_id={w.repos[0]['id']}", {"results": []}),
+        {"anonymous": 401, "readonly": 403, "user": 200, "scoped": 404, "admin": 200},
+    ),
     ("GET", "/whitelist/"): (lambda w: ("/whitelist/", None), signed_in()),
     # Repository alpha is outside the scoped user's group, so for it alpha is an unknown id.
     ("POST", "/whitelist/"): (lambda w: ("/whitelist/", {"name": f"rule{_unique()}", "repos": [w.repos[0]["id"]]}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import get_args
 
 import pytest
 from starlette.testclient import TestClient
@@ -63,7 +64,8 @@ def _malformed_requests(endpoint: Endpoint) -> list[tuple[str, dict, str]]:
         assert bad, f"give {endpoint.path} a malformed query case"
         cases.append((_concrete(endpoint.path) + "?" + bad, {"json": {}}, "query"))
     if endpoint.upload:
-        valid_query = "?format=gitleaks&repo_id=1" if endpoint.query is not None else ""
+        formats = endpoint.query.model_fields["format"].annotation if endpoint.query is not None else None
+        valid_query = f"?format={get_args(formats)[0]}&repo_id=1" if formats is not None else ""
         cases.append((_concrete(endpoint.path) + valid_query, {"content": b"[{not json"}, "body"))
     if endpoint.body is not None:
         cases.append(

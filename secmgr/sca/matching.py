@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..db import Executor, Row
@@ -29,35 +30,60 @@ def _candidates(db: Executor, ecosystem: str, keys: Sequence[str]) -> list[Row]:
     return rows
 
 
-def _summary(row: Row) -> str:
-    if row["summary"]:
-        return str(row["summary"])
-    first = str(row["details"]).strip().split("\n", 1)[0]
+@dataclass(frozen=True)
+class Hit:
+    """An advisory that affects a package version."""
+
+    id: str
+    aliases: frozenset[str]
+    summary: str
+    severity: str
+    cvss_score: float | None
+    fixed: str | None
+
+
+def summary_of(summary: str | None, details: str | None) -> str:
+    if summary:
+        return summary
+    first = (details or "").strip().split("\n", 1)[0]
     return first[:197] + "..." if len(first) > 200 else first
 
 
-def _preferred(row: Row) -> tuple[int, str]:
-    """Of advisories that alias each other, the one reported: scored ones first, then the smallest id."""
-    return (0 if row["cvss_score"] is not None else 1, row["id"])
-
-
-def _merge_aliases(hits: list[tuple[Row, str | None]]) -> list[tuple[Row, str | None, set[str]]]:
-    """Advisories for one package that name each other (PYSEC-… and GHSA-… for one flaw) become one finding."""
-    groups: list[tuple[set[str], list[tuple[Row, str | None]]]] = []
-    for row, fixed in hits:
-        names = {row["id"], *json.loads(row["aliases"])}
+def merge_aliases(hits: Sequence[Hit]) -> list[Hit]:
+    """Advisories for one package that name each other (PYSEC-… and GHSA-… for one flaw) become one: the one
+    with a CVSS score, else the smallest id, carrying all the others' names as aliases."""
+    groups: list[tuple[set[str], list[Hit]]] = []
+    for hit in hits:
+        names = {hit.id, *hit.aliases}
         joined = [g for g in groups if g[0] & names]
         for group in joined:
             groups.remove(group)
             names |= group[0]
-        members = [m for g in joined for m in g[1]] + [(row, fixed)]
-        groups.append((names, members))
+        groups.append((names, [m for g in joined for m in g[1]] + [hit]))
     merged = []
     for names, members in groups:
-        row, fixed = min(members, key=lambda m: _preferred(m[0]))
-        fixed = fixed or next((f for _, f in members if f), None)
-        merged.append((row, fixed, names - {row["id"]}))
-    return merged
+        chosen = min(members, key=lambda h: (h.cvss_score is None, h.id))
+        fixed = chosen.fixed or next((h.fixed for h in members if h.fixed), None)
+        merged.append(replace(chosen, aliases=frozenset(names - {chosen.id}), fixed=fixed))
+    return sorted(merged, key=lambda h: h.id)
+
+
+def findings_for(package: Package, hits: Sequence[Hit]) -> list[VulnerabilityFinding]:
+    return [
+        VulnerabilityFinding(
+            vuln_id=hit.id,
+            package=package.name,
+            ecosystem=package.ecosystem,
+            version=package.version,
+            aliases=sorted(hit.aliases),
+            summary=hit.summary,
+            severity=hit.severity,
+            cvss_score=hit.cvss_score,
+            fixed_version=hit.fixed,
+            file=package.file,
+        )  # fmt: skip
+        for hit in merge_aliases(hits)
+    ]
 
 
 def match(db: Executor, packages: Sequence[Package]) -> list[VulnerabilityFinding]:
@@ -65,31 +91,17 @@ def match(db: Executor, packages: Sequence[Package]) -> list[VulnerabilityFindin
     by_name: dict[tuple[str, str], list[Package]] = defaultdict(list)
     for package in packages:
         by_name[(package.ecosystem, package.key)].append(package)
-    hits: dict[Package, list[tuple[Row, str | None]]] = defaultdict(list)
+    hits: dict[Package, list[Hit]] = defaultdict(list)
     for ecosystem in sorted({e for e, _ in by_name}):
         keys = sorted(k for e, k in by_name if e == ecosystem)
         for row in _candidates(db, ecosystem, keys):
             ranges: list[dict[str, Any]] = json.loads(row["ranges"])
             versions: list[str] = json.loads(row["versions"])
             for package in by_name[(ecosystem, row["name_key"])]:
-                hit, fixed = affects(ecosystem, package.version, ranges, versions)
-                if hit:
-                    hits[package].append((row, fixed))
-    findings = []
-    for package, found in hits.items():
-        for row, fixed, aliases in _merge_aliases(found):
-            findings.append(
-                VulnerabilityFinding(
-                    vuln_id=row["id"],
-                    package=package.name,
-                    ecosystem=package.ecosystem,
-                    version=package.version,
-                    aliases=sorted(aliases),
-                    summary=_summary(row),
-                    severity=row["severity"],
-                    cvss_score=row["cvss_score"],
-                    fixed_version=fixed,
-                    file=package.file,
-                )  # fmt: skip
-            )
+                affected, fixed = affects(ecosystem, package.version, ranges, versions)
+                if affected:
+                    hits[package].append(Hit(row["id"], frozenset(json.loads(row["aliases"])),
+                                             summary_of(row["summary"], row["details"]), row["severity"],
+                                             row["cvss_score"], fixed))  # fmt: skip
+    findings = [finding for package, found in hits.items() for finding in findings_for(package, found)]
     return sorted(findings, key=lambda f: (f.file, f.package, f.version, f.vuln_id))
