@@ -27,13 +27,16 @@ from . import (
     imports,
     incidents,
     jobs,
+    live_commits,
     login,
     openapi,
+    pr_scans,
     repos,
     secrets,
     users,
     vcs,
     vulnerabilities,
+    webhooks,
 )
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
 from .db import Database
@@ -45,7 +48,12 @@ from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
 
 WORKER_THREADS = 16  # each keeps one read connection
-JOB_KINDS = {"fetch": fetch.run, "vulnerability_scan": sca_scan.run}
+JOB_KINDS = {
+    "fetch": fetch.run,
+    "vulnerability_scan": sca_scan.run,
+    "pr_scan": pr_scans.run,
+    "live_commit_scan": live_commits.run,
+}
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")
 
@@ -75,6 +83,9 @@ def all_endpoints() -> list[Endpoint]:
         *secrets.routes,
         *vulnerabilities.routes,
         *sca_scan.routes,
+        *pr_scans.routes,
+        *live_commits.routes,
+        *webhooks.routes,
         *advisories.routes,
         *imports.routes,
         *allowlists.routes,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .jobs import JobError
@@ -97,3 +97,21 @@ def files_at(mirror: Path, ref: str, wanted: Callable[[str], bool]) -> dict[str,
         contents[path] = output[header_end + 1 : header_end + 1 + size]
         offset = header_end + 1 + size + 1
     return contents
+
+
+def resolve(mirror: Path, candidates: Sequence[str]) -> str | None:
+    """The commit the first resolvable of `candidates` (shas or ref names) names in the mirror, or None."""
+    for candidate in candidates:
+        if not candidate:
+            continue
+        args = ["git", "-C", str(mirror), "rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+        if result.returncode == 0:
+            return result.stdout.strip()
+    return None
+
+
+def parents(mirror: Path, sha: str) -> list[str]:
+    result = subprocess.run(["git", "-C", str(mirror), "rev-list", "--parents", "-n", "1", sha],
+                            capture_output=True, text=True, timeout=TIMEOUT)  # fmt: skip
+    return result.stdout.split()[1:] if result.returncode == 0 else []

@@ -324,3 +324,90 @@ CREATE TABLE IF NOT EXISTS advisory_packages (
 );
 CREATE INDEX IF NOT EXISTS advisory_packages_lookup_idx ON advisory_packages (ecosystem, name_key);
 CREATE INDEX IF NOT EXISTS advisory_packages_advisory_idx ON advisory_packages (advisory_id);
+
+-- Webhook deliveries seen, so a delivery replayed is not processed twice.
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    id              INTEGER PRIMARY KEY,
+    vc_id           INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
+    provider        TEXT NOT NULL,
+    delivery_id     TEXT NOT NULL,
+    event           TEXT NOT NULL,
+    outcome         TEXT NOT NULL,
+    received_at     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_uq ON webhook_deliveries (vc_id, provider, delivery_id);
+
+-- Pull (merge) requests and their scans, one per scan type per event.
+CREATE TABLE IF NOT EXISTS pull_requests (
+    id                  INTEGER PRIMARY KEY,
+    vc_id               INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
+    repo_id             INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    number              INTEGER NOT NULL,
+    webhook_id          INTEGER,
+    pr_name             TEXT NOT NULL DEFAULT '',
+    pr_link             TEXT NOT NULL DEFAULT '',
+    vctype              TEXT NOT NULL,
+    head_ref            TEXT NOT NULL DEFAULT '',
+    head_sha            TEXT NOT NULL DEFAULT '',
+    base_ref            TEXT NOT NULL DEFAULT '',
+    base_sha            TEXT NOT NULL DEFAULT '',
+    secret_count        INTEGER NOT NULL DEFAULT 0,
+    vulnerability_count INTEGER NOT NULL DEFAULT 0,
+    last_scan           TEXT,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pull_requests_uq ON pull_requests (repo_id, number);
+CREATE TABLE IF NOT EXISTS pr_scans (
+    id                  INTEGER PRIMARY KEY,
+    pr_id               INTEGER NOT NULL REFERENCES pull_requests (id) ON DELETE CASCADE,
+    vc_id               INTEGER NOT NULL,
+    repo_id             INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    webhook_id          INTEGER,
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('SECRET', 'VULNERABILITY')),
+    status              TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'processing', 'completed', 'failed')),
+    block_status        INTEGER NOT NULL DEFAULT 0,
+    other_details       TEXT NOT NULL DEFAULT '{}',
+    head_sha            TEXT NOT NULL DEFAULT '',
+    base_sha            TEXT NOT NULL DEFAULT '',
+    secret_count        INTEGER NOT NULL DEFAULT 0,
+    vulnerability_count INTEGER NOT NULL DEFAULT 0,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pr_scans_status_idx ON pr_scans (status, id);
+CREATE INDEX IF NOT EXISTS pr_scans_pr_idx ON pr_scans (pr_id);
+
+-- Commits pushed to branches, each scanned once per scan type.
+CREATE TABLE IF NOT EXISTS live_commits (
+    id              INTEGER PRIMARY KEY,
+    vc_id           INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
+    repo_id         INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    webhook_id      INTEGER,
+    commit_sha      TEXT NOT NULL,
+    branch          TEXT NOT NULL DEFAULT '',
+    author          TEXT NOT NULL DEFAULT '',
+    email           TEXT NOT NULL DEFAULT '',
+    message         TEXT NOT NULL DEFAULT '',
+    url             TEXT NOT NULL DEFAULT '',
+    committed_at    TEXT,
+    created_at      TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS live_commits_uq ON live_commits (repo_id, commit_sha);
+CREATE INDEX IF NOT EXISTS live_commits_sha_idx ON live_commits (commit_sha);
+CREATE TABLE IF NOT EXISTS live_commit_scans (
+    id                  INTEGER PRIMARY KEY,
+    live_commit_id      INTEGER NOT NULL REFERENCES live_commits (id) ON DELETE CASCADE,
+    vc_id               INTEGER NOT NULL,
+    repo_id             INTEGER NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('SECRET', 'VULNERABILITY')),
+    status              TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'processing', 'completed', 'failed')),
+    other_details       TEXT NOT NULL DEFAULT '{}',
+    secret_count        INTEGER NOT NULL DEFAULT 0,
+    vulnerability_count INTEGER NOT NULL DEFAULT 0,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS live_commit_scans_commit_idx ON live_commit_scans (live_commit_id);

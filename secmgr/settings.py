@@ -10,6 +10,7 @@ from typing import Any
 
 from .passwords import MIN_LENGTH as MIN_PASSWORD_LENGTH
 
+BLOCKING_SEVERITIES = ("critical", "high", "medium", "low", "informational")
 MIB = 1024 * 1024
 MIN_KEY_BYTES = 32  # RFC 7518 §3.2: an HS256 key at least as long as the hash
 
@@ -29,6 +30,7 @@ class Settings:
     login_window_seconds: int = 900
     rules_path: Path | None = None
     job_workers: int = 2
+    block_severity: str = "high"
 
     def __post_init__(self) -> None:
         if self.secret_key is not None and len(self.secret_key.encode()) < MIN_KEY_BYTES:
@@ -39,6 +41,8 @@ class Settings:
             raise ValueError("SECMGR_JOB_WORKERS must be between 0 and 64")
         if self.token_ttl <= 0:
             raise ValueError("SECMGR_TOKEN_TTL must be positive")
+        if self.block_severity not in BLOCKING_SEVERITIES:
+            raise ValueError(f"SECMGR_BLOCK_SEVERITY must be one of {', '.join(BLOCKING_SEVERITIES)}")
 
     @property
     def database_path(self) -> Path:
@@ -63,6 +67,8 @@ class Settings:
                 values["job_workers"] = int(env["SECMGR_JOB_WORKERS"])
             except ValueError:
                 raise ValueError("SECMGR_JOB_WORKERS must be a whole number") from None
+        if env.get("SECMGR_BLOCK_SEVERITY"):
+            values["block_severity"] = env["SECMGR_BLOCK_SEVERITY"].strip().lower()
         if env.get("SECMGR_RULES"):
             values["rules_path"] = Path(env["SECMGR_RULES"])
         if env.get("SECMGR_TOKEN_TTL"):

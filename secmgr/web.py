@@ -138,6 +138,7 @@ class Endpoint:
     body_optional: bool = False
     responses: dict[int, str] = field(default_factory=dict)
     text_params: tuple[str, ...] = ()  # path parameters that are names (advisory ids), not integer ids
+    max_bytes: int | None = None  # a body limit of its own, instead of the settings' upload or body limit
 
     @property
     def path_params(self) -> list[str]:
@@ -153,7 +154,9 @@ async def _serve(endpoint: Endpoint, request: Request) -> Response:
     if endpoint.upload or endpoint.body is not None:
         # Authenticate before reading a body, so an anonymous caller cannot make us buffer one.
         user = await loop.run_in_executor(state.workers, _authenticate, endpoint, state, request)
-        limit = state.settings.max_upload_bytes if endpoint.upload else state.settings.max_body_bytes
+        limit = endpoint.max_bytes or (
+            state.settings.max_upload_bytes if endpoint.upload else state.settings.max_body_bytes
+        )
         raw = await read_body(request, limit)
         return await loop.run_in_executor(state.workers, _handle, endpoint, state, request, user, raw)
     return await loop.run_in_executor(state.workers, _handle, endpoint, state, request, _UNKNOWN, None)

@@ -9,6 +9,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from . import webhook_payloads as hooks
 from .conftest import ADMIN_PASSWORD, World
 
 ROLES = ["anonymous", "readonly", "user", "scoped", "admin"]  # admin last: it performs the destructive calls
@@ -71,6 +72,18 @@ def _stored_advisory(w: World) -> tuple[str, Any]:
     record = _advisory()
     assert w.api.post("/advisories/import", w.admin, json=record).status_code == 200
     return f"/advisories/{record['id']}", None
+
+
+def _pr_scan(w: World) -> tuple[str, Any]:
+    """A pull request scan of repository alpha (outside the scoped user's group), recorded by a signed webhook."""
+    w.api.put(f"/vc/{w.vc['id']}", w.admin, json={"webhook_secret": "matrix-secret-123"})
+    payload = hooks.github_pull_request(hooks.github_repository("alpha"), _unique() + 1, ("topic", "a" * 40),
+                                        ("main", "b" * 40))  # fmt: skip
+    body = hooks.encode(payload)
+    response = w.api.client.post(f"/webhooks/github?vc_id={w.vc['id']}", content=body,
+                                 headers=hooks.github_headers("pull_request", body, "matrix-secret-123"))  # fmt: skip
+    assert response.status_code == 202, response.text
+    return f"/pr/scan/{response.json()['pr_scan_ids'][0]}", None
 
 
 MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
@@ -151,6 +164,12 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
     ("GET", "/advisories/"): (lambda w: ("/advisories/", None), signed_in()),
     ("GET", "/advisories/{advisory_id}"): (_stored_advisory, signed_in()),
     ("POST", "/advisories/import"): (lambda w: ("/advisories/import", _advisory()), admin_only()),
+    ("POST", "/webhooks/github"): (lambda w: (f"/webhooks/github?vc_id={w.vc['id']}", {"zen": "x"}), everyone(401)),
+    ("POST", "/webhooks/gitlab"): (lambda w: (f"/webhooks/gitlab?vc_id={w.vc['id']}", {"zen": "x"}), everyone(401)),
+    ("GET", "/pr/scan/{pr_scan_id}"): (_pr_scan, signed_in(200, scoped=404)),
+    ("GET", "/pr/scans/status/"): (lambda w: ("/pr/scans/status/", None), signed_in()),
+    ("GET", "/live_commits/"): (lambda w: ("/live_commits/", None), signed_in()),
+    ("GET", "/live_commits/scan/"): (lambda w: ("/live_commits/scan/", None), signed_in()),
     ("GET", "/jobs/"): (lambda w: ("/jobs/", None), signed_in()),
     ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in()),
 }  # fmt: skip
