@@ -340,9 +340,15 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
             *q.group_ids,
         )
     if q.pr_ids:
+        marks = placeholders(q.pr_ids)
         where.add(
             "(EXISTS (SELECT 1 FROM secrets o WHERE i.type = 'secret' AND o.repository_id = i.repository_id"
-            f" AND o.secret_hash = i.key AND o.pr_id IN ({placeholders(q.pr_ids)})))",
+            f" AND o.secret_hash = i.key AND o.pr_id IN ({marks}))"
+            " OR EXISTS (SELECT 1 FROM vulnerabilities o JOIN pr_scans p ON p.id = o.pr_scan_id"
+            " WHERE i.type = 'vulnerability' AND o.repository_id = i.repository_id"
+            " AND json_array(o.ecosystem, o.package, o.vuln_id) = json(i.key)"
+            f" AND p.pr_id IN ({marks})))",
+            *q.pr_ids,
             *q.pr_ids,
         )
     if q.from_date:
@@ -350,6 +356,15 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
     if q.to_date:
         where.add("i.created_at <= ?", q.to_date)
     return where
+
+
+def _pull_requests(db: Executor, occurrences: list[Row]) -> list[int]:
+    """The pull requests an incident's occurrences were found in: a secret names its own, a vulnerability its scan's."""
+    ids = {o["pr_id"] for o in occurrences if o.get("pr_id")}
+    scans = sorted({o["pr_scan_id"] for o in occurrences if "pr_id" not in o and o.get("pr_scan_id")})
+    if scans:
+        ids |= {r["pr_id"] for r in db.query(f"SELECT pr_id FROM pr_scans WHERE id IN ({placeholders(scans)})", scans)}
+    return sorted(ids)
 
 
 def public(db: Executor, row: Row, with_activity: bool = False) -> dict[str, Any]:
@@ -363,7 +378,7 @@ def public(db: Executor, row: Row, with_activity: bool = False) -> dict[str, Any
     record.update(
         repository=embedded_repository(row),
         vc_id=row["repo_vc_id"],
-        pr_ids=sorted({o["pr_id"] for o in occurrences if o.get("pr_id")}),
+        pr_ids=_pull_requests(db, occurrences),
         occurrence_count=len(occurrences),
         secret=None,
         vulnerability=None,

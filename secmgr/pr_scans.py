@@ -149,7 +149,9 @@ def run(ctx: jobs.JobContext) -> None:
     mirror = mirrors.path_for(ctx.settings.data_dir, int(vc["id"]), int(first["repo_id"]))
     try:
         mirrors.sync(first["repo_url"], mirror, mirrors.credentials_env(vc["type"], vc["token"]))
-        head = mirrors.resolve(mirror, [first["head_sha"], *json.loads(first["other_details"]).get("fetch_refs", [])])
+        # The commit the event names, when it names one; else where the provider publishes the head.
+        refs = json.loads(first["other_details"]).get("fetch_refs", [])
+        head = mirrors.resolve(mirror, [first["head_sha"]] if first["head_sha"] else refs)
         if head is None:
             raise jobs.JobError("The head of the pull request could not be fetched")
         base = mirrors.resolve(mirror, [first["base_sha"], f"refs/heads/{first['base_ref']}"])
@@ -165,7 +167,7 @@ def run(ctx: jobs.JobContext) -> None:
             outcome = change_scans.scan_secrets(ctx, scan["repo_id"], mirror, head, [base], origin, scan["head_ref"])
         else:
             outcome = change_scans.scan_vulnerabilities(ctx, scan["repo_id"], mirror, head, base, origin)
-        outcome = replace(outcome, details={**(outcome.details or {}), "head": head, "base": base})
+        outcome = replace(outcome, details={**(outcome.details or {}), "head": head, "base": base, "fetch_refs": refs})
         change_scans.finish(ctx.db, "pr_scans", scan["id"], outcome, ", block_status = ?, head_sha = ?, base_sha = ?",
                             (int(outcome.blocking), head, base))  # fmt: skip
 

@@ -119,7 +119,7 @@ def receive(provider: Provider, ctx: Context) -> dict[str, Any]:
     result = ctx.db.transaction(lambda tx: _record(tx, vc, provider, delivery_id, name, event))
     if result["status"] == "queued":
         ctx.state.jobs.wake()
-    return result
+    return Delivery(**result).model_dump()
 
 
 def github(ctx: Context) -> dict[str, Any]:
