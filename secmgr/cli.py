@@ -183,6 +183,24 @@ def scan(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
+def backup_command(args: argparse.Namespace) -> int:
+    import json
+
+    from .backup import BackupError, backup, restore
+
+    settings = _settings(args)
+    try:
+        if args.command == "backup":
+            result = backup(settings.database_path, Path(args.path))
+        else:
+            result = restore(settings.database_path, Path(args.path))
+    except (BackupError, OSError) as exc:
+        print(f"secmgr: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="secmgr", description="Self-hostable application-security findings service")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -237,6 +255,16 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("file", help="the report, or - for standard input")
     data_dir_option(k)
     k.set_defaults(func=import_report)
+
+    p = commands.add_parser("backup", help="copy the database to PATH while the server runs (SQLite online backup)")
+    p.add_argument("path", help="a new file")
+    data_dir_option(p)
+    p.set_defaults(func=backup_command)
+
+    p = commands.add_parser("restore", help="put a backup in place of the database; stop the server first")
+    p.add_argument("path", help="a file written by `secmgr backup`")
+    data_dir_option(p)
+    p.set_defaults(func=backup_command)
 
     p = commands.add_parser("advisories", help="the local advisory database")
     actions = p.add_subparsers(dest="action", required=True)
