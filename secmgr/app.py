@@ -45,7 +45,7 @@ from .passwords import PasswordHasher
 from .sca import advisories
 from .sca import scan as sca_scan
 from .settings import Settings
-from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse
+from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse, routes
 
 WORKER_THREADS = 16  # each keeps one read connection
 JOB_KINDS = {
@@ -208,7 +208,7 @@ def create_app(settings: Settings) -> Starlette:
             db.close()
 
     app = Starlette(
-        routes=[endpoint.route() for endpoint in endpoints],
+        routes=routes(endpoints),
         exception_handlers={AppError: _app_error, HTTPException: _http_error},
         lifespan=lifespan,
     )

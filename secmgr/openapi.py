@@ -44,6 +44,7 @@ _STATUS_TEXT = {
     413: "Request body too large",
     422: "Validation error",
     429: "Too many requests",
+    503: "A query took longer than its time limit; try a narrower one",
 }
 
 
@@ -147,15 +148,18 @@ def _is_array(prop: dict[str, Any]) -> bool:
 
 
 def _error_statuses(endpoint: Endpoint) -> list[int]:
-    statuses = set(endpoint.responses)
+    """Every error status the endpoint can answer; 503 (a query over its time limit) can come from any."""
+    statuses = set(endpoint.responses) | {503}
     if not endpoint.access.public:
         statuses |= {401, 403}
     if endpoint.path_params:
         statuses |= {404, 422}
     if endpoint.query is not None:
-        statuses.add(422)
+        statuses |= {404, 422}  # a query may name a repository or connection that is not there
     if endpoint.body is not None or endpoint.upload:
         statuses |= {413, 422}
+    if endpoint.method != "GET":
+        statuses.add(409)  # a write that the current state does not allow
     return sorted(statuses)
 
 

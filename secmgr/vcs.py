@@ -78,9 +78,16 @@ def public(row: Row) -> dict[str, Any]:
     }
 
 
+def _is_directory(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL byte in it
+        return False
+
+
 def check_url(vc_type: str, url: str) -> None:
     if vc_type == "local":
-        if not Path(url).is_dir():
+        if not _is_directory(url):
             raise invalid(["body", "url"], "A local connection's url must be an existing directory")
     elif not url.startswith(("http://", "https://")):
         raise invalid(["body", "url"], "A github or gitlab connection's url must be an http(s) API base URL")

@@ -11,7 +11,7 @@ import asyncio
 import math
 import re
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
@@ -144,8 +144,19 @@ class Endpoint:
     def path_params(self) -> list[str]:
         return _PATH_PARAM.findall(self.path)
 
-    def route(self) -> Route:
-        return Route(self.path, partial(_serve, self), methods=[self.method], name=self.handler.__name__)
+
+def routes(endpoints: Iterable[Endpoint]) -> list[Route]:
+    """One route per path, holding every method of it, so a wrong method's 405 lists them all in `Allow`."""
+    by_path: dict[str, dict[str, Endpoint]] = {}
+    for endpoint in endpoints:
+        by_path.setdefault(endpoint.path, {})[endpoint.method] = endpoint
+    # Literal paths before parameterised ones, so `/advisories/import` is never read as an advisory id.
+    ordered = sorted(by_path.items(), key=lambda item: item[0].count("{"))
+    return [Route(path, partial(_dispatch, methods), methods=list(methods), name=path) for path, methods in ordered]
+
+
+async def _dispatch(by_method: dict[str, Endpoint], request: Request) -> Response:
+    return await _serve(by_method["GET" if request.method == "HEAD" else request.method], request)
 
 
 async def _serve(endpoint: Endpoint, request: Request) -> Response:

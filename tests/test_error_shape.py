@@ -148,3 +148,11 @@ def test_unhandled_error_is_a_500_with_request_id_and_no_trace(caplog: pytest.Lo
     assert body["request_id"] == response.headers["x-request-id"]
     assert "secret-internal-detail" not in response.text
     assert body["request_id"] in caplog.text
+
+
+def test_a_wrong_method_lists_every_method_of_the_path(api: Api, admin: str) -> None:
+    for path, methods in [("/users/", {"GET", "POST"}), ("/users/1", {"GET", "PUT", "DELETE"}),
+                          ("/advisories/import", {"POST"})]:  # fmt: skip
+        response = api.request("PATCH", path, admin)
+        assert response.status_code == 405 and _is_error(response.json())
+        assert set(response.headers["allow"].replace(" ", "").split(",")) - {"HEAD"} == methods, path

@@ -87,3 +87,9 @@ def test_deleting_connection_removes_its_repositories(world) -> None:
     assert api.delete(f"/vc/{world.vc['id']}", admin).status_code == 200
     assert api.get("/repo/", admin).json()["total"] == 0
     assert api.get(f"/groups/{world.group_a['id']}", admin).json()["repos"] == []
+
+
+def test_local_url_that_no_file_system_accepts_is_a_422(api: Api, admin: str) -> None:
+    for url in ["0" * 2000, "/tmp/" + "d" * 300 + "/x", "/tmp/a\x00b"]:  # longer than NAME_MAX; a NUL byte
+        response = api.post("/vc/", admin, json={"name": "odd", "type": "local", "url": url})
+        assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["body", "url"], response.text
