@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
 from starlette.testclient import TestClient
@@ -47,6 +47,16 @@ def test_every_protected_route_answers_401_without_token(api: Api) -> None:
             assert response.status_code == 401, (endpoint.method, endpoint.path)
             assert _is_error(response.json()), endpoint.path
             assert response.headers["www-authenticate"] == "Bearer"
+            assert_hardened(response)
+
+
+def assert_hardened(response: Any) -> None:
+    """The headers every response carries, whatever its status."""
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["content-security-policy"].startswith("default-src 'none'")
+    assert re.fullmatch(r"[0-9a-f]{16}", response.headers["x-request-id"])
 
 
 def _malformed_requests(endpoint: Endpoint) -> list[tuple[str, dict, str]]:
@@ -92,6 +102,7 @@ def test_every_route_answers_malformed_input_with_422_shape(api: Api, admin: str
             headers = {**kwargs.pop("headers", {}), **Api.auth(admin)}
             response = api.client.request(endpoint.method, path, headers=headers, **kwargs)
             assert response.status_code == 422, (endpoint.method, path, response.text)
+            assert_hardened(response)
             assert _is_validation_error(response.json(), prefix), (endpoint.method, path, response.text)
             checked += 1
     assert checked >= 10
