@@ -111,9 +111,12 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
         with database(server) as conn:
             before = counts(conn, "users", "vcs", "repos", "groups", "allowlists", "jobs")
 
+        answered: list[int] = []
+
         def doomed() -> None:
             try:
-                client.post(f"/import/secrets?format=gitleaks&repo_id={target}", content=report("doomed", n))
+                response = client.post(f"/import/secrets?format=gitleaks&repo_id={target}", content=report("doomed", n))
+                answered.append(response.status_code)
             except httpx.HTTPError:
                 pass  # the server died under it
 
@@ -122,6 +125,7 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
         time.sleep(duration * 0.6)
         server.kill()
         thread.join()
+        assert answered == []  # the kill came while the import was in flight
     finally:
         server.stop()
     with database(server) as conn:
