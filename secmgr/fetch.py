@@ -107,9 +107,7 @@ def fetch_all(ctx: Context) -> Any:
     body: FetchAll = ctx.body
     if not vcs.exists(ctx.db, body.vc_id):
         raise invalid(["body", "vc_id"], f"Connection {body.vc_id} does not exist")
-    job = ctx.db.transaction(lambda tx: jobs.enqueue(tx, "fetch", body.vc_id, {}, ctx.uid))
-    ctx.state.jobs.wake()
-    return {"job_id": job["id"], "status": job["status"]}
+    return jobs.start(ctx, "fetch", body.vc_id)
 
 
 routes = [

@@ -83,6 +83,13 @@ def enqueue(tx: Transaction, kind: str, vc_id: int | None, params: dict[str, Any
     return row
 
 
+def start(ctx: Context, kind: str, vc_id: int) -> dict[str, Any]:
+    """Queues a job for the caller and wakes the workers: the 202 answer of the endpoints that start one."""
+    job = ctx.db.transaction(lambda tx: enqueue(tx, kind, vc_id, {}, ctx.uid))
+    ctx.state.jobs.wake()
+    return {"job_id": job["id"], "status": job["status"]}
+
+
 def get_row(db: Executor, job_id: int) -> Row | None:
     return db.query_one("SELECT * FROM jobs WHERE id = ?", (job_id,))
 

@@ -69,9 +69,7 @@ def scan_vc(ctx: Context) -> dict[str, Any]:
     vc_id = ctx.path["vc_id"]
     if not vcs.exists(ctx.db, vc_id):
         raise NotFound("Connection not found")
-    job = ctx.db.transaction(lambda tx: jobs.enqueue(tx, "vulnerability_scan", vc_id, {}, ctx.uid))
-    ctx.state.jobs.wake()
-    return {"job_id": job["id"], "status": job["status"]}
+    return jobs.start(ctx, "vulnerability_scan", vc_id)
 
 
 routes = [
