@@ -30,6 +30,8 @@ def _git(args: list[str], cwd: Path | None = None, extra_env: dict[str, str] | N
                                 timeout=TIMEOUT, env=env)  # fmt: skip
     except subprocess.TimeoutExpired:
         raise JobError("git timed out") from None
+    except (OSError, ValueError):  # an argument no process can take (a NUL byte in a stored URL)
+        raise JobError("git could not be run on this repository's URL") from None
     if result.returncode != 0:
         # git's own message, which names the repository but not credentials (none are in local URLs).
         last = (result.stderr.strip().splitlines() or ["git failed"])[-1]

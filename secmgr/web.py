@@ -212,9 +212,27 @@ class JSONResponse(Response):
 
 # -- input parsing ----------------------------------------------------------------------------------
 class Strict(BaseModel):
-    """Base of every request body: unknown fields are a 422, never silently assigned."""
+    """Base of every request body: unknown fields are a 422, never silently assigned; no text holds a NUL
+    character (names, URLs and values end up in git's arguments, file paths and other tools, which cut at it)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if _holds_nul(value):
+            raise ValueError("must not contain NUL characters")
+        return value
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(_holds_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    return False
 
 
 class Partial(Strict):

@@ -167,3 +167,17 @@ def test_a_wrong_method_lists_every_method_of_the_path(api: Api, admin: str) -> 
         response = api.request("PATCH", path, admin)
         assert response.status_code == 405 and _is_error(response.json())
         assert set(response.headers["allow"].replace(" ", "").split(",")) - {"HEAD"} == methods, path
+
+
+def test_nul_characters_in_body_text_are_a_422_at_their_field(api: Api, admin: str) -> None:
+    cases = [
+        ("POST", "/groups/", {"name": "team\x00a"}, ["body", "name"]),
+        ("POST", "/vc/", {"name": "v", "type": "github", "url": "https://x/\x00", "token": "t"}, ["body", "url"]),
+        ("POST", "/whitelist/", {"name": "value\x00", "global_": True}, ["body", "name"]),
+        ("POST", "/auth/login", {"username": "admin\x00", "password": "x"}, ["body", "username"]),
+    ]
+    for method, path, body, loc in cases:
+        response = api.request(method, path, admin, json=body)
+        assert response.status_code == 422, (path, response.text)
+        assert response.json()["detail"][0]["loc"] == loc
+        assert response.json()["detail"][0]["msg"].endswith("must not contain NUL characters")

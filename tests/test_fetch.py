@@ -6,6 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
@@ -193,3 +194,11 @@ def test_separate_worker_process_runs_the_jobs(tmp_path: Path) -> None:
             if process is not None and process.poll() is None:
                 process.terminate()
                 process.wait(timeout=20)
+
+
+def test_a_url_no_process_can_take_is_a_job_error(tmp_path: Path) -> None:
+    from secmgr import mirrors
+    from secmgr.jobs import JobError
+
+    with pytest.raises(JobError, match="could not be run"):
+        mirrors.sync("/repos/a\x00b", tmp_path / "mirror.git")
