@@ -24,6 +24,13 @@ from .timeutil import now_iso
 SCAN_TABLES = ("pr_scans", "live_commit_scans")  # the only tables these helpers write
 
 
+def _scan_table(table: str) -> str:
+    """The table name, checked against SCAN_TABLES (a real check, not an assert that `python -O` drops)."""
+    if table not in SCAN_TABLES:
+        raise ValueError(f"not a scan table: {table!r}")
+    return table
+
+
 @dataclass(frozen=True)
 class Outcome:
     secret_count: int = 0
@@ -35,7 +42,7 @@ class Outcome:
 def set_status(
     db: Database, table: str, ids: Sequence[int], status: str, details: dict[str, Any] | None = None
 ) -> None:
-    assert table in SCAN_TABLES
+    table = _scan_table(table)
     now = now_iso()
     if details is None:
         rows = [(status, now, i) for i in ids]
@@ -48,7 +55,7 @@ def set_status(
 
 def finish(db: Database, table: str, scan_id: int, outcome: Outcome, extra: str = "", params: tuple = ()) -> None:
     """A completed scan's counts; `extra` sets more columns of its table in the same statement."""
-    assert table in SCAN_TABLES
+    table = _scan_table(table)
     db.execute(
         f"UPDATE {table} SET status = 'completed', secret_count = ?, vulnerability_count = ?, other_details = ?,"
         f" updated_at = ?{extra} WHERE id = ?",

@@ -243,18 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("import", help="import another scanner's report directly into the database")
     kinds = p.add_subparsers(dest="kind", required=True)
-    k = kinds.add_parser("secrets", help="a gitleaks JSON or SARIF 2.1.0 report of secrets")
-    k.add_argument("--format", required=True, choices=["gitleaks", "sarif"])
-    k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
-    k.add_argument("file", help="the report, or - for standard input")
-    data_dir_option(k)
-    k.set_defaults(func=import_report)
-    k = kinds.add_parser("vulnerabilities", help="an OSV-Scanner JSON report, or a CycloneDX JSON SBOM to match")
-    k.add_argument("--format", required=True, choices=["osv-scanner", "cyclonedx"])
-    k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
-    k.add_argument("file", help="the report, or - for standard input")
-    data_dir_option(k)
-    k.set_defaults(func=import_report)
+    for kind, description, formats in [
+        ("secrets", "a gitleaks JSON or SARIF 2.1.0 report of secrets", ["gitleaks", "sarif"]),
+        (
+            "vulnerabilities",
+            "an OSV-Scanner JSON report, or a CycloneDX JSON SBOM to match",
+            ["osv-scanner", "cyclonedx"],
+        ),
+    ]:
+        k = kinds.add_parser(kind, help=description)
+        k.add_argument("--format", required=True, choices=formats)
+        k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
+        k.add_argument("file", help="the report, or - for standard input")
+        data_dir_option(k)
+        k.set_defaults(func=import_report)
 
     p = commands.add_parser("backup", help="copy the database to PATH while the server runs (SQLite online backup)")
     p.add_argument("path", help="a new file")
