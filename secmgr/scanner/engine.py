@@ -44,9 +44,12 @@ class Detector:
             present |= {w for w in self._overlapping[keyword] if w in lowered}
         rules = self._rules_by_keywords.get(present)
         if rules is None:
-            rules = [r for r in self.rules if not r.keywords or any(k.encode() in present for k in r.keywords)]
+            rules = [r for r in self.rules if r.regex is not None and not r.keywords or any(k.encode() in present for k in r.keywords)]
             self._rules_by_keywords[present] = rules
         return rules
+
+    def scan_document(self, text: str, path: str, commit: str = "") -> list[Match]:
+        return [m for line in text.splitlines() for m in self.scan_line(line, path, commit)]
 
     def scan_line(self, line: str, path: str, commit: str = "", rules: Sequence[Rule] | None = None) -> list[Match]:
         """Matches in one line; a generic rule's match gives way to a specific rule's for the same secret.
@@ -63,6 +66,7 @@ class Detector:
         for rule in rules:
             if rule.path is not None and not rule.path.search(path):
                 continue
+            assert rule.regex is not None
             for found in rule.regex.finditer(line):
                 group = rule.secret_group or (1 if rule.regex.groups else 0)
                 secret = found.group(group) or found.group(0)

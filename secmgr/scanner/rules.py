@@ -1,4 +1,11 @@
-"""Rules in gitleaks' TOML format (plus `severity`): the default pack, extended or replaced by a user file."""
+"""Rules in gitleaks' TOML format plus our own fields: the default pack, extended or replaced by a user file.
+
+Our fields: `severity`; `confidence` (high, medium, low: how sure a match of the rule is, before validation);
+`validate` (a validator's name, see validators.py: a valid checksum or structure raises the confidence);
+`analyser` (instead of `regex`: a structure-aware analyser of analysers/ produces the rule's candidates);
+`multiline` (the regex runs over the whole text, not line by line); `examples` and `counterexamples` (texts the
+rule must and must not find, each a string or `{text, path}`; the test suite checks every one).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from typing import Any
 from ..severity import RANK
 
 INLINE_ALLOW = "gitleaks:allow"
+CONFIDENCE = ("low", "medium", "high")
 
 
 @dataclass(frozen=True)
@@ -34,10 +42,16 @@ class Allowlist:
 
 
 @dataclass(frozen=True)
+class Example:
+    text: str
+    path: str = "example.txt"
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     description: str
-    regex: re.Pattern[str]
+    regex: re.Pattern[str] | None
     secret_group: int = 0
     entropy: float = 0.0
     keywords: tuple[str, ...] = ()
@@ -45,6 +59,12 @@ class Rule:
     tags: tuple[str, ...] = ()
     severity: str = "unknown"
     allowlists: tuple[Allowlist, ...] = field(default=())
+    confidence: str = "high"
+    validate: str = ""
+    analyser: str = ""
+    multiline: bool = False
+    examples: tuple[Example, ...] = ()
+    counterexamples: tuple[Example, ...] = ()
 
     def allowed(self, secret: str, path: str, commit: str) -> bool:
         return any(a.allows(secret, path, commit) for a in self.allowlists)
@@ -67,17 +87,27 @@ def _allowlist(data: dict[str, Any]) -> Allowlist:
     )
 
 
+def _examples(items: list[Any]) -> tuple[Example, ...]:
+    return tuple(Example(i) if isinstance(i, str) else Example(i["text"], i.get("path", "example.txt")) for i in items)
+
+
 def _rule(data: dict[str, Any]) -> Rule:
+    rule_id = data.get("id")
     severity = data.get("severity", "unknown")
     if severity not in RANK:
-        raise ValueError(f"rule {data.get('id')!r}: unknown severity {severity!r}")
+        raise ValueError(f"rule {rule_id!r}: unknown severity {severity!r}")
+    confidence = data.get("confidence", "high")
+    if confidence not in CONFIDENCE:
+        raise ValueError(f"rule {rule_id!r}: unknown confidence {confidence!r}")
+    if bool(data.get("regex")) == bool(data.get("analyser")):
+        raise ValueError(f"rule {rule_id!r}: needs a regex or an analyser, not both")
     lists = list(data.get("allowlists", []))
     if "allowlist" in data:  # gitleaks' older single-table spelling
         lists.append(data["allowlist"])
     return Rule(
         id=data["id"],
         description=data.get("description", data["id"]),
-        regex=re.compile(data["regex"]),
+        regex=re.compile(data["regex"]) if data.get("regex") else None,
         secret_group=int(data.get("secretGroup", 0)),
         entropy=float(data.get("entropy", 0.0)),
         keywords=tuple(k.lower() for k in data.get("keywords", [])),
@@ -85,6 +115,12 @@ def _rule(data: dict[str, Any]) -> Rule:
         tags=tuple(data.get("tags", [])),
         severity=severity,
         allowlists=tuple(_allowlist(a) for a in lists),
+        confidence=confidence,
+        validate=data.get("validate", ""),
+        analyser=data.get("analyser", ""),
+        multiline=bool(data.get("multiline", False)),
+        examples=_examples(data.get("examples", [])),
+        counterexamples=_examples(data.get("counterexamples", [])),
     )
 
 
@@ -96,7 +132,17 @@ def parse(text: str) -> tuple[list[Rule], bool]:
 
 
 def default_rules() -> list[Rule]:
-    return parse(resources.files("secmgr.scanner").joinpath("rules.toml").read_text("utf-8"))[0]
+    """The built-in pack: every rules/*.toml, in file-name order. Ids are unique across the pack."""
+    folder = resources.files("secmgr.scanner").joinpath("rules")
+    rules: list[Rule] = []
+    for name in sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".toml")):
+        rules += parse(folder.joinpath(name).read_text("utf-8"))[0]
+    seen: set[str] = set()
+    for rule in rules:
+        if rule.id in seen:
+            raise ValueError(f"rule {rule.id!r} is defined twice in the default pack")
+        seen.add(rule.id)
+    return rules
 
 
 def load(path: Path | None) -> list[Rule]:
