@@ -167,7 +167,7 @@ def scan(args: argparse.Namespace) -> int:
 
     rules_file = args.rules or os.environ.get("SECMGR_RULES")
     rules = load(Path(rules_file) if rules_file else None)
-    detector = Detector(rules)
+    detector = Detector(rules, args.min_confidence)
     root = Path(args.path)
     try:
         findings = scan_directory(root, detector) if args.no_git else scan_history(root, detector)
@@ -239,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["json", "sarif"], default="json", help="gitleaks JSON (default) or SARIF")
     p.add_argument("--report", help="write the report here instead of standard output")
     p.add_argument("--rules", help="a gitleaks-format rules file (else SECMGR_RULES, else the built-in pack)")
+    p.add_argument("--min-confidence", choices=["low", "medium", "high"], default="low",
+                   help="report only findings at least this sure (each carries confidence:LEVEL in its tags)")
     p.set_defaults(func=scan)
 
     p = commands.add_parser("import", help="import another scanner's report directly into the database")

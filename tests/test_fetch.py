@@ -15,9 +15,9 @@ from secmgr.jobs import recover
 
 from .conftest import ADMIN_PASSWORD, Api
 
-AWS = "AKIAQWERTYUIOPASDFGH"
-GITHUB = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
-SLACK = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
+AWS = "AKIA4HZQ7W2NTXLR5MVD"
+GITHUB = "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"
+SLACK = "xoxb-483920175634-902817364520-Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1"
 
 
 def git(repo: Path, *args: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from secmgr.scanner.engine import Detector
 from secmgr.scanner.history import HEADER, GitLogError, findings, scan_log
-from secmgr.scanner.rules import default_rules
+from secmgr.scanner.rules import default_rules, parse
 
 from .test_fetch import commit, git
 
@@ -63,12 +63,17 @@ def test_ignored_fingerprints_and_streams_split_across_chunks() -> None:
 
 
 def test_overlapping_keywords_all_select_their_rules() -> None:
-    detector = Detector(default_rules())
-    # "sk" (twilio) and "key" (generic) overlap in "SKEY"; "secret" sits inside "aws_secret_access_key".
-    selected = {rule.id for rule in detector.rules_for(b"MY_RISKEY = 1")}
-    assert {"twilio-api-key", "generic-api-key"} <= selected
-    selected = {rule.id for rule in detector.rules_for(b"aws_secret_access_key=1")}
-    assert {"aws-secret-access-key", "generic-api-key"} <= selected
+    rules, _ = parse(
+        "".join(
+            f'[[rules]]\nid = "{name}"\nregex = "x"\nkeywords = {keywords}\n'
+            for name, keywords in [("sk", '["sk"]'), ("key", '["key"]'), ("secret", '["secret"]'),
+                                   ("aws", '["aws_secret", "secret_access_key"]')]
+        )
+    )  # fmt: skip
+    detector = Detector(rules)
+    # "sk" and "key" overlap in "SKEY"; "secret" sits inside "aws_secret_access_key".
+    assert {rule.id for rule in detector.rules_for(b"MY_RISKEY = 1")} == {"sk", "key"}
+    assert {rule.id for rule in detector.rules_for(b"aws_secret_access_key=1")} == {"aws", "secret", "key"}
     assert detector.rules_for(b"nothing to see here") == []
 
 

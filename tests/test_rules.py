@@ -52,5 +52,5 @@ severity = "high"
     extended.write_text("[extend]\nuseDefault = true\n" + own)
     rules = load(extended)
     assert "corp-token" in {r.id for r in rules} and "github-pat" in {r.id for r in rules}
-    (match,) = Detector(rules).scan_document("x = corp_abc123def456", "a")
+    (match,) = Detector(rules).scan_document("x = corp_q8z2mx7lk4tn", "a")
     assert match.rule.severity == "high"

@@ -1,14 +1,38 @@
-"""Matching rules against lines: keyword prefilter first, then the regex, entropy and allowlists."""
+"""Finding secrets in a text: rules line by line behind a keyword prefilter, multi-line rules over the whole text,
+structure-aware analysers, then encoded values decoded and scanned again. Every candidate passes the same gate:
+entropy, the rule's allowlists, the placeholder filter, validation and a confidence floor.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
-from .rules import INLINE_ALLOW, Rule, shannon_entropy
+from . import decode, filters
+from .analysers import WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
+from .rules import CONFIDENCE, INLINE_ALLOW, Rule, shannon_entropy
+from .validators import VALIDATORS
 
 GENERIC = "generic-"
+MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
+SKIPPED_SUFFIXES = (
+    ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
+    ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".jar", ".war", ".class", ".so", ".dll", ".dylib",
+    ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.js", ".min.css",
+    ".js.map", ".css.map",
+)  # fmt: skip
+LOCK_FILES = frozenset(
+    {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "pipfile.lock",
+     "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock", "go.sum", "packages.lock.json", "mix.lock",
+     "pubspec.lock", "podfile.lock", "gradle.lockfile", "flake.lock"}
+)  # fmt: skip
+
+
+def skipped_path(path: str) -> bool:
+    """Binary files, build artefacts and lock files: nothing in them is a secret someone wrote."""
+    lowered = path.lower()
+    return lowered.endswith(SKIPPED_SUFFIXES) or lowered.rsplit("/", 1)[-1] in LOCK_FILES
 
 
 @dataclass(frozen=True)
@@ -19,64 +43,200 @@ class Match:
     start_column: int
     end_column: int
     entropy: float
+    line: int = 1  # in the scanned text, from 1
+    confidence: str = "high"
+    decoded: str = ""  # how the secret was decoded from the line, e.g. "base64" or "base64>hex"
+
+    @property
+    def tags(self) -> list[str]:
+        tags = [*self.rule.tags, f"confidence:{self.confidence}"]
+        return [*tags, f"decoded:{self.decoded}"] if self.decoded else tags
+
+
+def _rank(confidence: str) -> int:
+    return CONFIDENCE.index(confidence)
 
 
 class Detector:
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], min_confidence: str = "low") -> None:
         self.rules = list(rules)
+        self.min_confidence = _rank(min_confidence)
+        self.line_rules = [r for r in self.rules if r.regex is not None and not r.multiline]
+        self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
+        registry = load_all()
+        unknown = [r.id for r in self.rules if r.analyser and r.analyser not in registry]
+        if unknown:
+            raise ValueError(f"rules name analysers that do not exist: {', '.join(unknown)}")
+        self.analysers: dict[str, tuple[Analyser, dict[str, Rule]]] = {}
+        for rule in self.rules:
+            if rule.analyser:
+                self.analysers.setdefault(rule.analyser, (registry[rule.analyser], {}))[1][rule.id] = rule
         self.keywords = sorted({k for rule in self.rules for k in rule.keywords})
-        self.every_line = any(not rule.keywords for rule in self.rules)
+        self.every_line = any(not rule.keywords for rule in self.line_rules)
+        # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
+        # history re-reads a whole file diff when one of its lines holds one of these.
+        self.context_keywords = sorted(
+            {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
+        )
         # One pass over a line finds keywords that do not overlap, the longest where several start at one place
         # (trie-shaped, shared prefixes written once). A keyword inside a found one is present with it; one that
         # starts inside a found one and runs past its end is looked for on its own.
-        self._keyword_search = re.compile(_trie(self.keywords).encode())
-        encoded = [k.encode() for k in self.keywords]
+        line_keywords = sorted({k for rule in self.line_rules for k in rule.keywords})
+        self._keyword_search = re.compile(_trie(line_keywords).encode())
+        encoded = [k.encode() for k in line_keywords]
         self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
         self._overlapping = {k: [w for w in encoded if _overlaps(k, w)] for k in encoded}
+        self._has_line_keywords = bool(line_keywords)
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
 
     def rules_for(self, line: bytes) -> list[Rule]:
-        """The rules whose keywords `line` holds (and those without keywords), in rule order."""
+        """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
         lowered = line.lower()
         present: frozenset[bytes] = frozenset()
-        for keyword in set(self._keyword_search.findall(lowered)) if self.keywords else ():
+        for keyword in set(self._keyword_search.findall(lowered)) if self._has_line_keywords else ():
             present |= self._inside[keyword]
             present |= {w for w in self._overlapping[keyword] if w in lowered}
         rules = self._rules_by_keywords.get(present)
         if rules is None:
-            rules = [r for r in self.rules if r.regex is not None and not r.keywords or any(k.encode() in present for k in r.keywords)]
+            rules = [r for r in self.line_rules if not r.keywords or any(k.encode() in present for k in r.keywords)]
             self._rules_by_keywords[present] = rules
         return rules
 
     def scan_document(self, text: str, path: str, commit: str = "") -> list[Match]:
-        return [m for line in text.splitlines() for m in self.scan_line(line, path, commit)]
+        """Every finding in `text`, the content of the file at `path` (or the lines a commit added to it)."""
+        if skipped_path(path):
+            return []
+        return self.scan_lines(text.split("\n"), path, commit)
 
-    def scan_line(self, line: str, path: str, commit: str = "", rules: Sequence[Rule] | None = None) -> list[Match]:
-        """Matches in one line; a generic rule's match gives way to a specific rule's for the same secret.
+    def scan_line(self, line: str, path: str, commit: str = "") -> list[Match]:
+        return self.scan_document(line, path, commit)
 
-        `rules` are the rules whose keywords the line holds, when the caller has found them already.
-        """
-        matches = list(self._matches(line, path, commit, self.rules_for(line.encode()) if rules is None else rules))
-        specific = {m.secret for m in matches if not m.rule.id.startswith(GENERIC)}
-        return [m for m in matches if not (m.rule.id.startswith(GENERIC) and m.secret in specific)]
+    def scan_lines(self, lines: Sequence[str], path: str, commit: str = "", depth: int = 0) -> list[Match]:
+        lines = [line.rstrip("\r") for line in lines]
+        allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line}
+        found: list[Match] = []
+        for index, line in enumerate(lines):
+            if index not in allowed and line:
+                found += self._line_matches(line, index, path, commit)
+        lowered = "\n".join(lines).lower()
+        if self.text_rules:
+            found += self._text_matches("\n".join(lines), lowered, allowed, path, commit)
+        for fn, rules in self.analysers.values():
+            if not any(not r.keywords or any(k in lowered for k in r.keywords) for r in rules.values()):
+                continue
+            for candidate in fn(lines, path):
+                rule = rules.get(candidate.rule_id)
+                if rule is not None and candidate.line not in allowed:
+                    found += self._accept(rule, candidate, lines[candidate.line], path, commit)
+        if depth < MAX_DEPTH:
+            found += self._decoded_matches(lines, allowed, path, commit, depth)
+        return _deduplicated(found)
 
-    def _matches(self, line: str, path: str, commit: str, rules: Sequence[Rule]) -> Iterator[Match]:
-        if INLINE_ALLOW in line:
-            return
-        for rule in rules:
+    def _line_matches(self, line: str, index: int, path: str, commit: str) -> Iterator[Match]:
+        for rule in self.rules_for(line.encode()):
             if rule.path is not None and not rule.path.search(path):
                 continue
             assert rule.regex is not None
             for found in rule.regex.finditer(line):
                 group = rule.secret_group or (1 if rule.regex.groups else 0)
                 secret = found.group(group) or found.group(0)
-                entropy = shannon_entropy(secret)
-                if rule.entropy and entropy < rule.entropy:
-                    continue
-                if rule.allowed(secret, path, commit):
-                    continue
                 start = found.start(group) if found.group(group) else found.start()
-                yield Match(rule, secret, found.group(0), start + 1, start + len(secret), round(entropy, 4))
+                candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
+                yield from self._accept(rule, candidate, line, path, commit)
+
+    def _text_matches(
+        self, text: str, lowered: str, allowed: set[int], path: str, commit: str
+    ) -> Iterator[Match]:
+        starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+        lines = text.split("\n")
+        for rule in self.text_rules:
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue
+            if rule.path is not None and not rule.path.search(path):
+                continue
+            assert rule.regex is not None
+            for found in rule.regex.finditer(text):
+                group = rule.secret_group or (1 if rule.regex.groups else 0)
+                secret = found.group(group) or found.group(0)
+                offset = found.start(group) if found.group(group) else found.start()
+                index = _line_of(starts, offset)
+                if index in allowed:
+                    continue
+                candidate = Candidate(rule.id, index, offset - starts[index], secret, rule.confidence,
+                                      found.group(0))  # fmt: skip
+                yield from self._accept(rule, candidate, lines[index], path, commit)
+
+    def _accept(self, rule: Rule, candidate: Candidate, line: str, path: str, commit: str) -> Iterator[Match]:
+        secret = candidate.secret
+        entropy = shannon_entropy(secret)
+        if rule.entropy and entropy < rule.entropy:
+            return
+        if rule.allowed(secret, path, commit) or filters.is_placeholder(secret):
+            return
+        confidence = candidate.confidence
+        if rule.validate:
+            verdict = VALIDATORS[rule.validate](secret)
+            if verdict is None:
+                return
+            confidence = verdict if verdict == "high" else min(confidence, verdict, key=_rank)
+        if _rank(confidence) < self.min_confidence:
+            return
+        shown = secret.split("\n", 1)[0]
+        yield Match(rule, secret, (candidate.match or secret)[:2000], candidate.start + 1,
+                    candidate.start + len(shown), round(entropy, 4), candidate.line + 1, confidence,
+                    candidate.decoded)  # fmt: skip
+
+    def _decoded_matches(
+        self, lines: Sequence[str], allowed: set[int], path: str, commit: str, depth: int
+    ) -> Iterator[Match]:
+        for index, line in enumerate(lines):
+            if index in allowed:
+                continue
+            for encoded in decode.encoded_values(line):
+                for match in self.scan_lines(encoded.text.split("\n"), path, commit, depth + 1):
+                    how = encoded.how + (">" + match.decoded if match.decoded else "")
+                    yield replace(match, match=line[encoded.start : encoded.end][:2000], line=index + 1,
+                                  start_column=encoded.start + 1, end_column=encoded.end, decoded=how)  # fmt: skip
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _deduplicated(matches: Iterable[Match]) -> list[Match]:
+    """One finding per secret, line and rule, a plain one's over a decoded one's; a generic rule gives way to a
+    specific one that found the same secret (or a part of it) on the same line."""
+    best: dict[tuple[int, str, str], Match] = {}
+    order: list[tuple[int, str, str]] = []
+    for match in matches:
+        key = (match.line, match.secret, "" if match.rule.id.startswith(GENERIC) else match.rule.id)
+        current = best.get(key)
+        if current is None:
+            best[key] = match
+            order.append(key)
+        elif _preference(match) < _preference(current):
+            best[key] = match
+    kept = [best[key] for key in order]
+    specific = [m for m in kept if not m.rule.id.startswith(GENERIC)]
+    return [
+        m
+        for m in kept
+        if not (
+            m.rule.id.startswith(GENERIC)
+            and any(s.line == m.line and (s.secret in m.secret or m.secret in s.secret) for s in specific)
+        )
+    ]
+
+
+def _preference(match: Match) -> tuple[int, int, int]:
+    return (bool(match.decoded), match.rule.id.startswith(GENERIC), -_rank(match.confidence))
 
 
 def _trie(words: Sequence[str]) -> str:

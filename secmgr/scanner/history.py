@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..ingest import SecretFinding
 from ..reports import parse_date
-from .engine import Detector
+from .engine import Detector, Match, skipped_path
 
 HEADER = "\x1ecommit\x1e"
 FORMAT = "%x1ecommit%x1e%H%x00%an%x00%ae%x00%aI%x00%S%x00%s"  # git writes HEADER, then the fields
@@ -84,7 +85,7 @@ def scan_log(
     git.stdout.close()
     assert filtered.stdout is not None
     try:
-        yield from findings(_numbered(filtered.stdout), detector, ignored)
+        yield from findings(_numbered(filtered.stdout), detector, ignored, whole_file_diff(repo))
     finally:
         _finish(git, filtered)
     if filtered.returncode > 1:
@@ -117,21 +118,20 @@ def _path(line: bytes) -> str:
     return target[2:] if target.startswith("b/") else ("" if target == "/dev/null" else target)
 
 
-def findings(
-    numbered: Iterable[tuple[int, bytes]], detector: Detector, ignored: frozenset[str] = frozenset()
-) -> Iterator[SecretFinding]:
-    """Findings in the added lines of a `git log -p` in FORMAT, given as (line number in the log, line).
+def file_diffs(numbered: Iterable[tuple[int, bytes]]) -> Iterator[tuple[Commit, str, list[tuple[int, bytes]]]]:
+    """Each file diff of a `git log -p -U0` in FORMAT as (commit, path, its added lines with their line numbers).
 
-    Lines that neither structure the log nor hold a keyword may be left out. `ignored` fingerprints are skipped.
+    Input is (line number in the log, line); lines that neither structure the log nor hold a keyword may be
+    left out.
     """
     commit, path, in_hunk = Commit(), "", False
+    added: list[tuple[int, bytes]] = []
     hunk_at = first = removed = notes = 0
     for number, line in numbered:
         if line.startswith(b"+"):
             if in_hunk and path:
                 # With -U0: the hunk header, its removed lines, perhaps a no-newline note, then the added lines.
-                yield from _line_findings(line, first + number - hunk_at - 1 - removed - notes, commit, path,
-                                          detector, ignored)  # fmt: skip
+                added.append((first + number - hunk_at - 1 - removed - notes, line[1:].rstrip(b"\n")))
             elif line.startswith(b"+++ ") and not in_hunk:
                 path = _path(line)
         elif line.startswith(b"@@ "):
@@ -141,31 +141,80 @@ def findings(
             first = int(new[1:].partition(b",")[0])
         elif line.startswith(_NO_NEWLINE):
             notes += 1
-        elif line.startswith(_HEADER):
-            commit, path, in_hunk = _commit(line), "", False
-        elif line.startswith(b"diff --git "):
-            path, in_hunk = "", False
+        elif line.startswith(_HEADER) or line.startswith(b"diff --git "):
+            if path and added:
+                yield commit, path, added
+            added, path, in_hunk = [], "", False
+            if line.startswith(_HEADER):
+                commit = _commit(line)
+    if path and added:
+        yield commit, path, added
 
 
-def _line_findings(
-    line: bytes, line_number: int, commit: Commit, path: str, detector: Detector, ignored: frozenset[str]
+def findings(
+    numbered: Iterable[tuple[int, bytes]],
+    detector: Detector,
+    ignored: frozenset[str] = frozenset(),
+    whole_diff: Callable[[str, str], list[tuple[int, bytes]]] | None = None,
 ) -> Iterator[SecretFinding]:
-    raw = line[1:].rstrip(b"\n")
-    rules = detector.rules_for(raw)
-    if not rules:
+    """Findings in the added lines of a `git log -p` in FORMAT, given as (line number in the log, line).
+
+    When lines were left out and a file diff holds a keyword of a rule that needs the whole text (a private key's
+    body), `whole_diff(commit, path)` gives all of its added lines. `ignored` fingerprints are skipped.
+    """
+    context = re.compile("|".join(re.escape(k) for k in detector.context_keywords).encode(), re.IGNORECASE)
+    for commit, path, added in file_diffs(numbered):
+        if whole_diff is not None and detector.context_keywords and any(context.search(t) for _, t in added):
+            added = whole_diff(commit.sha, path) or added
+        yield from _document_findings(added, commit, path, detector, ignored)
+
+
+def _document_findings(
+    added: list[tuple[int, bytes]], commit: Commit, path: str, detector: Detector, ignored: frozenset[str]
+) -> Iterator[SecretFinding]:
+    if skipped_path(path):
         return
-    text = raw.decode("utf-8", "replace")
-    for match in detector.scan_line(text, path, commit.sha, rules):
-        finding = SecretFinding(
-            secret=match.secret, rule=match.rule.id, description=match.rule.description, file=path,
-            line=text[:2000], start_line=line_number, end_line=line_number,
-            start_column=match.start_column, end_column=match.end_column, match=match.match[:2000],
-            commit=commit.sha, author=commit.author, email=commit.email, date=commit.date,
-            tags=list(match.rule.tags), message=commit.message, entropy=match.entropy,
-            branch=commit.source, severity=match.rule.severity,
+    lines: list[str] = []
+    numbers: list[int] = []
+    for number, raw in added:
+        if numbers and number != numbers[-1] + 1:
+            lines.append("")  # lines left out between: a blank line keeps the ones around it apart
+            numbers.append(numbers[-1] + 1)
+        lines.append(raw.decode("utf-8", "replace"))
+        numbers.append(number)
+    for match in detector.scan_lines(lines, path, commit.sha):
+        found = finding(match, path, lines[match.line - 1], numbers[match.line - 1], commit)
+        if found.identity() not in ignored:
+            yield found
+
+
+def finding(match: Match, path: str, line: str, line_number: int, commit: Commit | None = None) -> SecretFinding:
+    commit = commit or Commit()
+    return SecretFinding(
+        secret=match.secret, rule=match.rule.id, description=match.rule.description, file=path,
+        line=line[:2000], start_line=line_number, end_line=line_number,
+        start_column=match.start_column, end_column=match.end_column, match=match.match[:2000],
+        commit=commit.sha, author=commit.author, email=commit.email, date=commit.date,
+        tags=match.tags, message=commit.message, entropy=match.entropy,
+        branch=commit.source, severity=match.rule.severity,
+    )  # fmt: skip
+
+
+def whole_file_diff(repo: Path) -> Callable[[str, str], list[tuple[int, bytes]]]:
+    """A reader of every added line of one file in one commit, for rules that need more than keyword lines."""
+
+    def read(sha: str, path: str) -> list[tuple[int, bytes]]:
+        shown = subprocess.run(
+            ["git", "-C", str(repo), "log", "-1", "-p", "-U0", "--no-color", "--no-renames", "--no-ext-diff",
+             f"--format={FORMAT}", sha, "--", path],
+            capture_output=True,
         )  # fmt: skip
-        if finding.identity() not in ignored:
-            yield finding
+        if shown.returncode != 0:
+            return []
+        numbered = enumerate(shown.stdout.splitlines(keepends=True), start=1)
+        return [line for _, found_path, added in file_diffs(numbered) if found_path == path for line in added]
+
+    return read
 
 
 def ignored_fingerprints(repo: Path, ref: str = "HEAD") -> frozenset[str]:

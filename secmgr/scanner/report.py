@@ -10,7 +10,7 @@ from typing import Any
 
 from ..ingest import SecretFinding
 from . import history
-from .engine import Detector
+from .engine import Detector, skipped_path
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
 
@@ -28,28 +28,26 @@ def _files(root: Path) -> Iterator[Path]:
 
 
 def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
-    """Every line of every text file under `root`, as gitleaks' `--no-git` does."""
+    """Every text file under `root`, as gitleaks' `--no-git` does."""
     found = []
     ignore_file = root / ".gitleaksignore"
     ignored = set(ignore_file.read_text().split()) if ignore_file.is_file() else set()
     for path in _files(root):
+        relative = path.relative_to(root).as_posix()
+        if skipped_path(relative):
+            continue
         try:
             data = path.read_bytes()
         except OSError:
             continue
         if b"\x00" in data[:8000]:
             continue  # binary
-        relative = path.relative_to(root).as_posix()
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            for match in detector.scan_line(line, relative):
-                finding = SecretFinding(
-                    secret=match.secret, rule=match.rule.id, description=match.rule.description, file=relative,
-                    line=line[:2000], start_line=number, end_line=number, start_column=match.start_column,
-                    end_column=match.end_column, match=match.match[:2000], tags=list(match.rule.tags),
-                    entropy=match.entropy, severity=match.rule.severity,
-                )  # fmt: skip
-                if finding.identity() not in ignored:
-                    found.append(finding)
+        text = data.decode("utf-8", "replace")
+        lines = text.split("\n")
+        for match in detector.scan_document(text, relative):
+            finding = history.finding(match, relative, lines[match.line - 1], match.line)
+            if finding.identity() not in ignored:
+                found.append(finding)
     return found
 
 

@@ -1,0 +1,47 @@
+"""Structure-aware analysers: code that reads a whole text (a file, or a diff's added lines) where a regex line by
+line cannot, and yields candidates for the rules that name it (`analyser = "NAME"` in the rule pack).
+
+An analyser is `fn(lines, path) -> Iterable[Candidate]`; `lines` are the text's lines without line ends (a blank
+line may stand for lines left out), `path` the file's path. It yields a candidate per secret with the id of the rule
+it belongs to; the engine keeps those whose rule is in the pack and applies the rule's allowlists, the shared
+placeholder filter, validation and confidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Candidate:
+    rule_id: str
+    line: int  # index into `lines`
+    start: int  # column of the secret's first character in that line, from 0
+    secret: str
+    confidence: str = "medium"
+    match: str = ""  # the text that shows the finding in context; the secret when empty
+    decoded: str = ""  # how the secret was decoded from what the line holds, e.g. "base64"
+
+
+# Analysers that read lines holding no keyword (a key's body, a manifest's values), so history hands them whole
+# file diffs rather than the lines a keyword prefilter kept.
+WHOLE_TEXT_ANALYSERS = frozenset({"private-key", "kubernetes-secret"})
+
+Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
+ANALYSERS: dict[str, Analyser] = {}
+
+
+def analyser(name: str) -> Callable[[Analyser], Analyser]:
+    def register(fn: Analyser) -> Analyser:
+        ANALYSERS[name] = fn
+        return fn
+
+    return register
+
+
+def load_all() -> dict[str, Analyser]:
+    """Every analyser, registered by importing its module."""
+    from . import assignments, credentials_files, keys  # noqa: F401
+
+    return ANALYSERS

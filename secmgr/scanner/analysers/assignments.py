@@ -1,0 +1,223 @@
+"""Values given to password-, secret-, token- and key-like names, in whatever syntax holds them.
+
+One reader serves code (Python, JS/TS, Go, Java, C#, Ruby, PHP, shell), config (YAML, JSON, TOML, INI, .properties,
+.env, HCL, Gradle, XML attributes and elements, Dockerfile ENV/ARG) and prose-like lines (`TOKEN xyz`): find a
+secret word, take the identifier around it, then what follows the identifier (a closing quote, a separator, an
+opening quote) and the value. The value must look like a secret: no placeholder, no code, no words, enough length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from .. import filters
+from . import Candidate, analyser
+
+# Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
+STRONG = re.compile(
+    r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
+    r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
+    r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key|pat\b",
+    re.IGNORECASE,
+)
+# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
+WEAK = re.compile(r"(?:^|[_.\-\s\"'$@]|(?<=[a-z])(?=[A-Z]))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred|seed)(?:s)?(?=$|[_.\-\"'\]\s]|[A-Z])",
+                  re.IGNORECASE)  # fmt: skip
+PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
+IDENT = re.compile(r"[\w.\-$@]")
+# Words after the secret word that make the name about something else: token_url, password_length, secret_name.
+NOT_SECRET_NAME = re.compile(
+    r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
+    r"|label|prompt|policy|pattern|regex|hint|header|param|format|prefix|suffix|enabled|required|valid|reset"
+    r"|placeholder|env|var|version|algorithm|algo|mode|provider|store|manager|generator|rotation|created|updated"
+    r"|kind|class|method|ref|reference|input|location|lifetime|duration|id|ids|index|idx|hash|hashed|digest"
+    r"|encrypted|enc|template|source|type|schema|spec|usage|uses|used|flag|option|options|form|field|column|col"
+    r"|char|chars|strength|complexity|changed|at|on|is|has|mask|masked|display|text|msg|message|error|err|list"
+    r"|map|dict|set|arr|array|count|number|num|cache|context|ctx|scope|scopes|audience|issuer|grant|response"
+    r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
+    r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
+    r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits)$",
+    re.IGNORECASE,
+)
+NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
+                             r"|keyword|keystroke|keyframe|keypress|keydown|keyup|keychain|monkey|turkey|hockey"
+                             r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe",
+                             re.IGNORECASE)  # fmt: skip
+SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s)\s{0,4}")
+UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
+QUOTES = "\"'`"
+BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
+ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
+
+
+def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and IDENT.match(line[start - 1]):
+        start -= 1
+    while end < len(line) and IDENT.match(line[end]):
+        end += 1
+    return start, end
+
+
+def _kind(name: str) -> str | None:
+    """`password`, `strong` or `weak` for a name that holds a secret word, None for one that does not."""
+    bare = name.strip("$@.-_")
+    if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
+        return None
+    strong = STRONG.search(bare)
+    word = strong or WEAK.search(bare)
+    if word is None:
+        return None
+    after = bare[word.end() :].strip("_.-")
+    if after and NOT_SECRET_NAME.search(after.lower()):
+        return None
+    if PASSWORD.search(bare[word.start() : word.end() + 2]):
+        return "password"
+    return "strong" if strong else "weak"
+
+
+def _value_at(line: str, position: int) -> tuple[int, str, bool] | None:
+    """The value starting at `position` (after a separator): its start, its text, whether it was quoted."""
+    if position >= len(line):
+        return None
+    quote = line[position]
+    if quote in QUOTES:
+        close = line.find(quote, position + 1)
+        if close < 0:
+            return None
+        return position + 1, line[position + 1 : close], True
+    found = UNQUOTED.match(line, position)
+    return (position, found.group(), False) if found else None
+
+
+def _after_name(line: str, end: int) -> int | None:
+    """Where the value starts after a name ending at `end`: past a closing quote or bracket and a separator."""
+    position = end
+    while position < len(line) and line[position] in "\"'`]":
+        position += 1
+    if line.startswith("()", position):
+        return None  # a call without arguments: password()
+    if position < len(line) and line[position] == "(":
+        position += 1  # setPassword("x"), .token('x')
+        while position < len(line) and line[position] == " ":
+            position += 1
+        return position
+    found = SEPARATOR.match(line, position)
+    if found is None or found.end() == position:
+        return None
+    return found.end()
+
+
+def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) -> str | None:
+    """The confidence a value deserves as a secret given to `name`, or None when it is not one."""
+    value = value.strip()
+    if len(value) < (6 if kind == "password" else 8) or len(value) > 400:
+        return None
+    if filters.is_placeholder(value) or filters.looks_like_code(value) or filters.wordy(value):
+        return None
+    lowered = value.lower()
+    if lowered in name.lower() or name.lower().strip("\"'$@") in lowered:
+        return None  # PASSWORD=password, token: TOKEN
+    if re.fullmatch(r"\d{1,15}|[\d.:/-]+|0x[0-9a-f]{1,8}", lowered) or "://" in value:
+        return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
+    if not quoted and value[-1] in "(.":
+        return None
+    strength = filters.strength(value)
+    if kind == "weak" and strength != "high":
+        return None
+    if spaced and strength == "low":
+        return None  # `token is` in prose: a value after a space alone must look generated
+    if kind == "password":
+        return "high" if strength == "high" else "medium" if strength == "medium" or quoted else "low"
+    if strength == "low":
+        return None
+    return "medium" if kind == "weak" else strength
+
+
+def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | None:
+    """A YAML block scalar's first line (`password: |` then the value indented below it)."""
+    indent = len(lines[index]) - len(lines[index].lstrip())
+    for following in range(index + 1, min(index + 3, len(lines))):
+        text = lines[following]
+        if text.strip():
+            if len(text) - len(text.lstrip()) <= indent:
+                return None
+            return following, len(text) - len(text.lstrip()), text.strip()
+    return None
+
+
+def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
+    """`<password>value</password>`: the element's text when the name is its tag."""
+    if start == 0 or line[start - 1] != "<" or end >= len(line) or line[end] != ">":
+        return None
+    close = line.find("</", end + 1)
+    if close < 0:
+        return end + 1, line[end + 1 :].strip()
+    return end + 1, line[end + 1 : close]
+
+
+XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
+
+
+@analyser("assignment")
+def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
+    for index, line in enumerate(lines):
+        if len(line) > 4000:
+            continue  # minified code: no one writes a credential there by hand
+        seen: set[int] = set()
+        for word in STRONG.finditer(line):
+            yield from _at(lines, index, word.start(), word.end(), seen)
+        for word in WEAK.finditer(line):
+            yield from _at(lines, index, word.start(), word.end(), seen)
+
+
+def _at(lines: Sequence[str], index: int, word_start: int, word_end: int, seen: set[int]) -> Iterator[Candidate]:
+    line = lines[index]
+    start, end = _name_bounds(line, word_start, word_end)
+    if start in seen:
+        return
+    seen.add(start)
+    name = line[start:end]
+    kind = _kind(name)
+    if kind is None:
+        return
+    rule = "generic-password" if kind == "password" else "generic-api-key"
+    element = _xml_element(line, start, end)
+    if element is not None:
+        at, value = element
+        confidence = _acceptable(name, kind, value, True, False)
+        if confidence:
+            yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
+        return
+    attribute = XML_VALUE.match(line, end + 1) if line[end : end + 1] in "\"'" else None
+    if attribute is not None:
+        value = attribute.group(2)
+        confidence = _acceptable(name, kind, value, True, False)
+        if confidence:
+            yield Candidate(rule, index, attribute.start(2), value, confidence, line.strip()[:200])
+        return
+    position = _after_name(line, end)
+    if position is None:
+        return
+    rest = line[position:]
+    if not rest.strip() or BLOCK.match(rest):
+        block = _block_value(lines, index) if (not rest.strip() and line[end:].strip() == ":") or BLOCK.match(rest) else None
+        if block is not None and BLOCK.match(rest):
+            at_line, column, value = block
+            confidence = _acceptable(name, kind, value, True, False)
+            if confidence:
+                yield Candidate(rule, at_line, column, value, confidence, value[:200])
+        return
+    found = _value_at(line, position)
+    if found is None:
+        return
+    at, value, quoted = found
+    separator = line[end:position]
+    spaced = not separator.strip(" \t\"'`]")
+    if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
+        return
+    if separator.strip(" \"'`]") in ("==", "!=") and not quoted:
+        return
+    confidence = _acceptable(name, kind, value, quoted, spaced)
+    if confidence:
+        yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])

@@ -1,0 +1,59 @@
+"""Encoded values in a line (base64, URL-safe base64, hex, URL encoding) decoded to text that is scanned again."""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from .validators import b64decode_loose
+
+BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,})(?![A-Za-z0-9+/=_-])")
+HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+# Digests and data URIs hold encoded bytes that are never a credential.
+NOT_ENCODED_TEXT = re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:]$|base64,$", re.IGNORECASE)
+MAX_ENCODED = 8192
+
+
+@dataclass(frozen=True)
+class Encoded:
+    start: int
+    end: int
+    text: str
+    how: str
+
+
+def _text(raw: bytes | None) -> str | None:
+    """Decoded bytes that read as text (UTF-8, almost all printable), else None."""
+    if raw is None or len(raw) < 6:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(1 for char in text if char.isprintable() or char in "\n\t\r")
+    return text if printable >= 0.95 * len(text) and any(c.isalpha() for c in text) else None
+
+
+def encoded_values(line: str) -> Iterator[Encoded]:
+    if PERCENT.search(line):
+        decoded = unquote(line)
+        if decoded != line:
+            yield Encoded(0, len(line), decoded, "url")
+    for found in HEX.finditer(line):
+        if len(found.group()) <= MAX_ENCODED and not NOT_ENCODED_TEXT.search(line[: found.start()]):
+            text = _text(binascii.unhexlify(found.group()))
+            if text is not None:
+                yield Encoded(found.start(), found.end(), text, "hex")
+    for found in BASE64.finditer(line):
+        value = found.group()
+        if len(value) > MAX_ENCODED or NOT_ENCODED_TEXT.search(line[: found.start()]):
+            continue
+        if re.fullmatch(r"[0-9A-Fa-f]+", value):
+            continue  # hex, handled above
+        text = _text(b64decode_loose(value))
+        if text is not None:
+            yield Encoded(found.start(), found.end(), text, "base64")

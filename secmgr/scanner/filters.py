@@ -1,0 +1,110 @@
+"""What is not a secret although it sits where one could: placeholders, templates, code, example values, words.
+
+`is_placeholder` applies to every rule's secret; `looks_like_code` and `wordy` to generic (name = value) matches,
+whose value is only known to be a secret by what it looks like.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .rules import shannon_entropy
+
+TEMPLATE = re.compile(
+    r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)[sd]|@[A-Za-z_]+@"""
+    r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
+    r"""|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+)
+# Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
+STAND_IN_WORDS = (
+    "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
+    "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "my_secret", "mysecret",
+    "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
+    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "....", "####", "----", "____", "<", ">",
+    "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
+    "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
+    "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null", "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_",
+    "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
+)  # fmt: skip
+PUBLISHED_EXAMPLES = frozenset(
+    {
+        "akiaiosfodnn7example",
+        "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
+        "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
+        "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
+    }
+)
+
+
+def _sequential_fraction(value: str) -> float:
+    """How much of the value walks the alphabet or the digits (abcd, 1234, dcba), or repeats the previous char."""
+    if len(value) < 2:
+        return 0.0
+    steps = sum(1 for a, b in zip(value, value[1:], strict=False) if abs(ord(b) - ord(a)) <= 1 and a.isalnum())
+    return steps / (len(value) - 1)
+
+
+def _repeats_a_unit(value: str) -> bool:
+    """Whether the value is a short unit repeated (abcabcabc, 1234512345)."""
+    size = len(value)
+    for unit in range(1, min(13, size // 2 + 1)):
+        chunk = value[:unit]
+        if (chunk * (size // unit + 1))[:size] == value:
+            return True
+    return False
+
+
+def is_placeholder(value: str) -> bool:
+    lowered = value.lower()
+    if not value.strip() or lowered in PUBLISHED_EXAMPLES:
+        return True
+    if TEMPLATE.search(value):
+        return True
+    if len(value) <= 200 and any(word in lowered for word in STAND_IN_WORDS):
+        return True  # (a key's long body may hold anything)
+    core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
+    if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core) >= 0.45):
+        return True
+    alnum = re.sub(r"[^A-Za-z0-9]", "", core)
+    return len(alnum) >= 8 and len(set(alnum.lower())) <= 3
+
+
+CODE = re.compile(
+    r"""^(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*$"""  # attribute chains: settings.SECRET, self.token
+    r"""|[A-Za-z_$][\w$.]*\(.*\)?$"""  # calls: getenv("X"), os.environ.get('X')
+    r"""|^[A-Za-z_$][\w$]*\[.*\]$"""  # subscripts: env['X'], $_ENV["X"]
+    r"""|^(?:process\.env|os\.environ|System\.getenv|ENV|env|Env|settings|config|Config|secrets)\b"""
+    r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!\w|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
+    r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
+    re.IGNORECASE,
+)
+
+
+def looks_like_code(value: str) -> bool:
+    return bool(CODE.search(value))
+
+
+_WORD = re.compile(r"[a-z]{3,}")
+_SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def wordy(value: str) -> bool:
+    """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
+    if re.fullmatch(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*[.:?!]?\s*", value):
+        return True
+    if " " in value.strip() and len(value.split()) >= 3:
+        return True  # prose
+    if re.fullmatch(r"[\w.\-]+\.(?:py|js|ts|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)", value):
+        return True  # a file name
+    return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))  # a path
+
+
+def strength(value: str) -> str:
+    """How much a value looks generated: `high` (long, several character classes, high entropy), `medium`, `low`."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    entropy = shannon_entropy(value)
+    if len(value) >= 20 and classes >= 2 and entropy >= 3.5:
+        return "high"
+    if len(value) >= 10 and classes >= 2 and entropy >= 3.0:
+        return "medium"
+    return "low"

@@ -1,0 +1,98 @@
+"""Offline checks of a secret's structure, named by a rule's `validate` field.
+
+A validator answers the confidence a secret deserves: `high` when its checksum or structure holds; the rule's own
+confidence capped at `medium` when a checksum fails (most published test tokens are well-shaped fakes, so a failed
+checksum lowers confidence rather than hiding the finding); None when the structure is not what the rule is
+about at all (a JWT whose header is not JSON), and the match is dropped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import string
+import zlib
+from collections.abc import Callable
+
+BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+
+Validator = Callable[[str], "str | None"]
+VALIDATORS: dict[str, Validator] = {}
+
+
+def validator(name: str) -> Callable[[Validator], Validator]:
+    def register(fn: Validator) -> Validator:
+        VALIDATORS[name] = fn
+        return fn
+
+    return register
+
+
+def _base62(number: int, width: int) -> str:
+    digits = ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = BASE62[rest] + digits
+    return digits.rjust(width, "0")
+
+
+@validator("github-checksum")
+def github_checksum(secret: str) -> str | None:
+    """ghp_/gho_/ghu_/ghs_/ghr_ tokens: 30 random base62 characters, then their CRC32 in 6 base62 digits."""
+    body = secret.split("_", 1)[-1]
+    if len(body) != 36:
+        return "medium"
+    return "high" if _base62(zlib.crc32(body[:30].encode()), 6) == body[30:] else "medium"
+
+
+def b64decode_loose(text: str) -> bytes | None:
+    """Standard or URL-safe base64, padding optional; None when it is not base64."""
+    cleaned = text.strip().replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _json_object(part: str) -> dict[str, object] | None:
+    raw = b64decode_loose(part)
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@validator("jwt")
+def jwt(secret: str) -> str | None:
+    """A JSON Web Token: a JSON header naming its `alg`, a JSON payload, and a signature unless `alg` is none."""
+    parts = secret.split(".")
+    if len(parts) < 2:
+        return None
+    header, payload = _json_object(parts[0]), _json_object(parts[1])
+    if header is None or "alg" not in header and "typ" not in header and "enc" not in header:
+        return None
+    if payload is None:
+        return "medium" if "enc" in header else None  # an encrypted token's second part is a key, not JSON
+    if str(header.get("alg", "")).lower() != "none" and (len(parts) < 3 or len(parts[2]) < 16):
+        return None
+    return "high"
+
+
+@validator("base64-credentials")
+def base64_credentials(secret: str) -> str | None:
+    """`user:password` in base64 (HTTP Basic, docker `auth`): both parts present and printable."""
+    raw = b64decode_loose(secret)
+    if raw is None:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    user, colon, password = text.partition(":")
+    if not colon or not user or len(password) < 3 or not text.isprintable():
+        return None
+    return "high"
