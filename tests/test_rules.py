@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from secmgr.scanner.engine import Detector
-from secmgr.scanner.rules import default_rules, load, shannon_entropy
+from secmgr.scanner.rules import default_rules, load, pack_files, shannon_entropy
 
 RULES = default_rules()
 DETECTOR = Detector(RULES)
@@ -14,6 +14,11 @@ DETECTOR = Detector(RULES)
 def test_every_rule_has_examples_and_counterexamples() -> None:
     lacking = [r.id for r in RULES if not r.examples or not r.counterexamples]
     assert lacking == []
+
+
+def test_rule_ids_are_unique_across_the_pack() -> None:
+    ids = [rule.id for _, rules in pack_files() for rule in rules]
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)

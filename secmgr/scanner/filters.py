@@ -13,7 +13,7 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)[sd]|@[A-Za-z_]+@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+    r"""|\$[A-Z_][A-Z0-9_]{2,}|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -54,16 +54,46 @@ def _repeats_a_unit(value: str) -> bool:
     return False
 
 
+# Values that are only a stand-in when they are the whole value: `user:pass@`, `password: secret`.
+STAND_IN_VALUES = frozenset(
+    {"pass", "password", "passwd", "passw0rd", "secret", "pwd", "user", "username", "token", "apikey", "api_key",
+     "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "admin", "root", "guest", "demo",
+     "default", "letmein", "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
+)  # fmt: skip
+# Encrypted values: Jasypt ENC(...), SOPS ENC[...], Ansible Vault, Maven's {...}, Vault transit, sealed secrets.
+ENCRYPTED = re.compile(
+    r"^ENC\(.*\)$|^ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;|^!vault|^\{[A-Za-z0-9+/]{16,}={0,2}\}$|^vault:v\d+:"
+    r"|^AgB[A-Za-z0-9+/]{300,}={0,2}$|^-----BEGIN (?:ENCRYPTED|PGP) MESSAGE"
+)
+
+
+def is_encrypted(value: str) -> bool:
+    return bool(ENCRYPTED.search(value.strip()))
+
+
+def _alternating_sequences(value: str) -> bool:
+    """a1b2c3d4, A1B2C3: its letters walk the alphabet and its digits count, each on its own."""
+    letters = [c for c in value.lower() if c.isalpha()]
+    digits = [c for c in value if c.isdigit()]
+    if len(letters) < 4 or len(digits) < 4:
+        return False
+    return _sequential_fraction("".join(letters)) >= 0.6 and _sequential_fraction("".join(digits)) >= 0.6
+
+
 def is_placeholder(value: str) -> bool:
     lowered = value.lower()
-    if not value.strip() or lowered in PUBLISHED_EXAMPLES:
+    if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
+        return True
+    if is_encrypted(value):
         return True
     if TEMPLATE.search(value):
         return True
     if len(value) <= 200 and any(word in lowered for word in STAND_IN_WORDS):
         return True  # (a key's long body may hold anything)
     core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
-    if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core) >= 0.45):
+    if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= 0.45):
+        return True
+    if len(value) <= 200 and (_alternating_sequences(core) or re.search(r"(.)\1{7}", core)):
         return True
     alnum = re.sub(r"[^A-Za-z0-9]", "", core)
     return len(alnum) >= 8 and len(set(alnum.lower())) <= 3
@@ -90,7 +120,7 @@ _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
-    if re.fullmatch(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*[.:?!]?\s*", value):
+    if re.fullmatch(r"_*[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*[_.:?!]?\s*", value):
         return True
     if " " in value.strip() and len(value.split()) >= 3:
         return True  # prose

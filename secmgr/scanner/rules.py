@@ -131,18 +131,20 @@ def parse(text: str) -> tuple[list[Rule], bool]:
     return [_rule(r) for r in config.get("rules", [])], extend
 
 
-def default_rules() -> list[Rule]:
-    """The built-in pack: every rules/*.toml, in file-name order. Ids are unique across the pack."""
+def pack_files() -> list[tuple[str, list[Rule]]]:
+    """The built-in pack's files (rules/*.toml) in name order, each with its rules."""
     folder = resources.files("secmgr.scanner").joinpath("rules")
-    rules: list[Rule] = []
-    for name in sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".toml")):
-        rules += parse(folder.joinpath(name).read_text("utf-8"))[0]
-    seen: set[str] = set()
-    for rule in rules:
-        if rule.id in seen:
-            raise ValueError(f"rule {rule.id!r} is defined twice in the default pack")
-        seen.add(rule.id)
-    return rules
+    names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".toml"))
+    return [(name, parse(folder.joinpath(name).read_text("utf-8"))[0]) for name in names]
+
+
+def default_rules() -> list[Rule]:
+    """The built-in pack: every rule of every file, in file-name order (a test keeps ids unique)."""
+    rules: dict[str, Rule] = {}
+    for _, found in pack_files():
+        for rule in found:
+            rules.setdefault(rule.id, rule)
+    return list(rules.values())
 
 
 def load(path: Path | None) -> list[Rule]:

@@ -12,20 +12,26 @@ import re
 from collections.abc import Iterator, Sequence
 
 from .. import filters
+from ..validators import b64decode_loose
 from . import Candidate, analyser
 
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
-    r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key|pat\b",
+    r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key",
     re.IGNORECASE,
 )
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
 WEAK = re.compile(r"(?:^|[_.\-\s\"'$@]|(?<=[a-z])(?=[A-Z]))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred|seed)(?:s)?(?=$|[_.\-\"'\]\s]|[A-Z])",
                   re.IGNORECASE)  # fmt: skip
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
-IDENT = re.compile(r"[\w.\-$@]")
+IDENT = re.compile(r"[\w.\-$]")
+# Where a literal secret is always quoted: an unquoted value there is a name or an expression.
+CODE_SUFFIXES = (
+    ".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
+    ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
+)  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 NOT_SECRET_NAME = re.compile(
     r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
@@ -54,6 +60,8 @@ ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D
 def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
     while start > 0 and IDENT.match(line[start - 1]):
         start -= 1
+    if start > 0 and line[start - 1] == "@":
+        start -= 1  # @password (Ruby, Razor)
     while end < len(line) and IDENT.match(line[end]):
         end += 1
     return start, end
@@ -68,7 +76,10 @@ def _kind(name: str) -> str | None:
     word = strong or WEAK.search(bare)
     if word is None:
         return None
-    after = bare[word.end() :].strip("_.-")
+    after = bare[word.end() :]
+    if re.match(r"[a-rt-z]", after) and bare[word.end() - 1].islower():
+        return None  # a longer word: master-keying, tokenise
+    after = after.strip("_.-")
     if after and NOT_SECRET_NAME.search(after.lower()):
         return None
     if PASSWORD.search(bare[word.start() : word.end() + 2]):
@@ -76,7 +87,7 @@ def _kind(name: str) -> str | None:
     return "strong" if strong else "weak"
 
 
-def _value_at(line: str, position: int) -> tuple[int, str, bool] | None:
+def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool] | None:
     """The value starting at `position` (after a separator): its start, its text, whether it was quoted."""
     if position >= len(line):
         return None
@@ -87,25 +98,36 @@ def _value_at(line: str, position: int) -> tuple[int, str, bool] | None:
             return None
         return position + 1, line[position + 1 : close], True
     found = UNQUOTED.match(line, position)
-    return (position, found.group(), False) if found else None
+    if not found:
+        return None
+    value = found.group().split("&", 1)[0] if in_query else found.group()
+    return position, value, False
 
 
-def _after_name(line: str, end: int) -> int | None:
-    """Where the value starts after a name ending at `end`: past a closing quote or bracket and a separator."""
+def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[int, str] | None:
+    """Where the value starts after a name from `start` to `end`, and the syntax between: `call` for
+    setPassword("x"), `argument` for define("PASSWORD", "x"), else the separator itself."""
     position = end
     while position < len(line) and line[position] in "\"'`]":
         position += 1
     if line.startswith("()", position):
         return None  # a call without arguments: password()
     if position < len(line) and line[position] == "(":
-        position += 1  # setPassword("x"), .token('x')
+        if not ends_in_word:
+            return None  # password.encode(...): a call on the value, not a value given
+        position += 1
         while position < len(line) and line[position] == " ":
             position += 1
-        return position
+        return position, "call"
     found = SEPARATOR.match(line, position)
     if found is None or found.end() == position:
         return None
-    return found.end()
+    separator = found.group().strip()
+    if separator == ",":
+        quoted_name = start > 0 and line[start - 1] in QUOTES
+        opened = line[: start - 1].rstrip().endswith(("(", "[")) if quoted_name else False
+        return (found.end(), "argument") if opened else None
+    return found.end(), separator
 
 
 def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) -> str | None:
@@ -114,6 +136,9 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) ->
     if len(value) < (6 if kind == "password" else 8) or len(value) > 400:
         return None
     if filters.is_placeholder(value) or filters.looks_like_code(value) or filters.wordy(value):
+        return None
+    decoded = _decoded_text(value)
+    if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
     lowered = value.lower()
     if lowered in name.lower() or name.lower().strip("\"'$@") in lowered:
@@ -132,6 +157,18 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) ->
     if strength == "low":
         return None
     return "medium" if kind == "weak" else strength
+
+
+def _decoded_text(value: str) -> str | None:
+    """What a base64 value says, when it is base64 of printable text."""
+    if len(value) % 4 or not re.fullmatch(r"[A-Za-z0-9+/]{4,}={0,2}", value):
+        return None
+    raw = b64decode_loose(value)
+    try:
+        text = raw.decode("ascii") if raw else None
+    except UnicodeDecodeError:
+        return None
+    return text if text and text.isprintable() else None
 
 
 def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | None:
@@ -166,12 +203,14 @@ def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue  # minified code: no one writes a credential there by hand
         seen: set[int] = set()
         for word in STRONG.finditer(line):
-            yield from _at(lines, index, word.start(), word.end(), seen)
+            yield from _at(lines, index, word.start(), word.end(), seen, path)
         for word in WEAK.finditer(line):
-            yield from _at(lines, index, word.start(), word.end(), seen)
+            yield from _at(lines, index, word.start(), word.end(), seen, path)
 
 
-def _at(lines: Sequence[str], index: int, word_start: int, word_end: int, seen: set[int]) -> Iterator[Candidate]:
+def _at(
+    lines: Sequence[str], index: int, word_start: int, word_end: int, seen: set[int], path: str
+) -> Iterator[Candidate]:
     line = lines[index]
     start, end = _name_bounds(line, word_start, word_end)
     if start in seen:
@@ -196,27 +235,29 @@ def _at(lines: Sequence[str], index: int, word_start: int, word_end: int, seen: 
         if confidence:
             yield Candidate(rule, index, attribute.start(2), value, confidence, line.strip()[:200])
         return
-    position = _after_name(line, end)
-    if position is None:
+    after = _after_name(line, start, end, bool(re.search(r"(?:word|wd|secret|token|key|pwd|pass)$", name, re.I)))
+    if after is None:
         return
+    position, syntax = after
     rest = line[position:]
     if not rest.strip() or BLOCK.match(rest):
-        block = _block_value(lines, index) if (not rest.strip() and line[end:].strip() == ":") or BLOCK.match(rest) else None
-        if block is not None and BLOCK.match(rest):
-            at_line, column, value = block
-            confidence = _acceptable(name, kind, value, True, False)
-            if confidence:
-                yield Candidate(rule, at_line, column, value, confidence, value[:200])
+        if BLOCK.match(rest):
+            block = _block_value(lines, index)
+            if block is not None:
+                at_line, column, value = block
+                confidence = _acceptable(name, kind, value, True, False)
+                if confidence:
+                    yield Candidate(rule, at_line, column, value, confidence, value[:200])
         return
-    found = _value_at(line, position)
+    in_query = start > 0 and line[start - 1] in "?&"
+    found = _value_at(line, position, in_query)
     if found is None:
         return
     at, value, quoted = found
-    separator = line[end:position]
-    spaced = not separator.strip(" \t\"'`]")
+    if not quoted and (syntax in ("call", "argument", "==", "!=") or path.lower().endswith(CODE_SUFFIXES)):
+        return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
+    spaced = syntax == ""
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
-        return
-    if separator.strip(" \"'`]") in ("==", "!=") and not quoted:
         return
     confidence = _acceptable(name, kind, value, quoted, spaced)
     if confidence:
