@@ -13,14 +13,14 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)[sd]|@[A-Za-z_]+@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|\$[A-Z_][A-Z0-9_]{2,}|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+    r"""|\$[A-Z_][A-Z0-9_]{2,}|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
     "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "my_secret", "mysecret",
     "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
-    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "....", "####", "----", "____", "<", ">",
+    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "....", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null", "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_",
@@ -57,12 +57,11 @@ def _repeats_a_unit(value: str) -> bool:
 # Values that are only a stand-in when they are the whole value: `user:pass@`, `password: secret`.
 STAND_IN_VALUES = frozenset(
     {"pass", "password", "passwd", "passw0rd", "secret", "pwd", "user", "username", "token", "apikey", "api_key",
-     "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "admin", "root", "guest", "demo",
-     "default", "letmein", "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
+     "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "default", "letmein", "logmein", "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
 )  # fmt: skip
 # Encrypted values: Jasypt ENC(...), SOPS ENC[...], Ansible Vault, Maven's {...}, Vault transit, sealed secrets.
 ENCRYPTED = re.compile(
-    r"^ENC\(.*\)$|^ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;|^!vault|^\{[A-Za-z0-9+/]{16,}={0,2}\}$|^vault:v\d+:"
+    r"^ENC\(.*\)$|^ENC\[[A-Z0-9_]+(?:,|$)|\$ANSIBLE_VAULT;|^!vault|^\{[A-Za-z0-9+/]{16,}={0,2}\}$|^vault:v\d+:"
     r"|^AgB[A-Za-z0-9+/]{300,}={0,2}$|^-----BEGIN (?:ENCRYPTED|PGP) MESSAGE"
 )
 
@@ -100,11 +99,11 @@ def is_placeholder(value: str) -> bool:
 
 
 CODE = re.compile(
-    r"""^(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*$"""  # attribute chains: settings.SECRET, self.token
+    r"""^(?:[A-Za-z_$][\w$]{0,40}\.)+[A-Za-z_$][\w$]{0,40}$"""  # attribute chains: settings.SECRET, self.token
     r"""|[A-Za-z_$][\w$.]*\(.*\)?$"""  # calls: getenv("X"), os.environ.get('X')
     r"""|^[A-Za-z_$][\w$]*\[.*\]$"""  # subscripts: env['X'], $_ENV["X"]
     r"""|^(?:process\.env|os\.environ|System\.getenv|ENV|env|Env|settings|config|Config|secrets)\b"""
-    r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!\w|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
+    r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
     re.IGNORECASE,
 )
@@ -116,6 +115,15 @@ def looks_like_code(value: str) -> bool:
 
 _WORD = re.compile(r"[a-z]{3,}")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def prose(value: str) -> bool:
+    """A sentence, a path or a file name: text that explains or points, never a secret itself."""
+    if len(value.split()) >= 3:
+        return True
+    if re.fullmatch(r"[\w.\-]+\.(?:py|js|ts|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)", value):
+        return True
+    return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))
 
 
 def wordy(value: str) -> bool:

@@ -23,8 +23,11 @@ STRONG = re.compile(
     re.IGNORECASE,
 )
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
-WEAK = re.compile(r"(?:^|[_.\-\s\"'$@]|(?<=[a-z])(?=[A-Z]))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred|seed)(?:s)?(?=$|[_.\-\"'\]\s]|[A-Z])",
-                  re.IGNORECASE)  # fmt: skip
+WEAK = re.compile(
+    r"(?:^|[_.\-\s\"'$@]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred|seed)(?:s)?"
+    r"(?=$|[_.\-\"'\]\s:=]|(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -50,7 +53,7 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
                              r"|keyword|keystroke|keyframe|keypress|keydown|keyup|keychain|monkey|turkey|hockey"
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe",
                              re.IGNORECASE)  # fmt: skip
-SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s)\s{0,4}")
+SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
@@ -82,6 +85,8 @@ def _kind(name: str) -> str | None:
     after = after.strip("_.-")
     if after and NOT_SECRET_NAME.search(after.lower()):
         return None
+    if after.lower() in ("key", "secret", "secretkey", "secretname", "ref", "secretref") and "pass" in bare.lower():
+        return None  # passwordKey: the key under which a password is kept, not the password
     if PASSWORD.search(bare[word.start() : word.end() + 2]):
         return "password"
     return "strong" if strong else "weak"
@@ -125,23 +130,32 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     separator = found.group().strip()
     if separator == ",":
         quoted_name = start > 0 and line[start - 1] in QUOTES
-        opened = line[: start - 1].rstrip().endswith(("(", "[")) if quoted_name else False
-        return (found.end(), "argument") if opened else None
-    return found.end(), separator
+        return (found.end(), "argument") if quoted_name else None
+    return found.end(), separator.lower()
 
 
-def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) -> str | None:
+def _names_a_secret(value: str) -> bool:
+    """`postgres-password`, `user:passwd`: words naming a secret rather than being one."""
+    return bool(re.search(r"[-_:.]", value) and STRONG.search(value))
+
+
+def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True) -> str | None:
     """The confidence a value deserves as a secret given to `name`, or None when it is not one."""
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 400:
         return None
-    if filters.is_placeholder(value) or filters.looks_like_code(value) or filters.wordy(value):
+    value = value.strip("\"'`")
+    if quoted and re.search(r"^\+|\+$|\($", value):
+        return None  # "..." + expr: the literal is a piece of code
+    if filters.is_placeholder(value) or (not quoted and filters.looks_like_code(value)) or filters.prose(value):
         return None
+    if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
+        return None  # a name, a sentence, a path; but people do choose words as passwords
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
     lowered = value.lower()
-    if lowered in name.lower() or name.lower().strip("\"'$@") in lowered:
+    if lowered in name.lower():
         return None  # PASSWORD=password, token: TOKEN
     if re.fullmatch(r"\d{1,15}|[\d.:/-]+|0x[0-9a-f]{1,8}", lowered) or "://" in value:
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
@@ -153,6 +167,8 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool) ->
     if spaced and strength == "low":
         return None  # `token is` in prose: a value after a space alone must look generated
     if kind == "password":
+        if filters.wordy(value):
+            return "low"
         return "high" if strength == "high" else "medium" if strength == "medium" or quoted else "low"
     if strength == "low":
         return None
@@ -185,8 +201,15 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
 
 def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
     """`<password>value</password>`: the element's text when the name is its tag."""
-    if start == 0 or line[start - 1] != "<" or end >= len(line) or line[end] != ">":
+    if start == 0 or line[start - 1] != "<" or end >= len(line) or line[end] not in "> ":
         return None
+    tag = line[start:end]
+    if line[end] == " ":
+        end = line.find(">", end)
+        if end < 0 or line[end - 1] == "/":
+            return None
+    if f"</{tag}>" not in line[end:] and not line.lstrip().startswith("<"):
+        return None  # <username>:<password>@host is a template, not an element
     close = line.find("</", end + 1)
     if close < 0:
         return end + 1, line[end + 1 :].strip()
@@ -254,11 +277,15 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
-    if not quoted and (syntax in ("call", "argument", "==", "!=") or path.lower().endswith(CODE_SUFFIXES)):
+    if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
+                       or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     spaced = syntax == ""
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
-    confidence = _acceptable(name, kind, value, quoted, spaced)
+    if not quoted and re.match(r"\s*[\[(]", line[at + len(value) :]):
+        return  # request.args[...], obj.method(...): an expression
+    direct = syntax not in ("call", "argument", "")
+    confidence = _acceptable(name, kind, value, quoted, spaced, direct)
     if confidence:
         yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
