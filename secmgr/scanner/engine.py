@@ -87,6 +87,7 @@ class Detector:
         self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
         self._overlapping = {k: [w for w in encoded if _overlaps(k, w)] for k in encoded}
         self._has_line_keywords = bool(line_keywords)
+        self._any_keyword = re.compile("|".join(re.escape(k) for k in self.keywords) or "(?!)", re.IGNORECASE)
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
 
     def rules_for(self, line: bytes) -> list[Rule]:
@@ -193,6 +194,8 @@ class Detector:
             if index in allowed:
                 continue
             for encoded in decode.encoded_values(line):
+                if not self._any_keyword.search(encoded.text):
+                    continue
                 for match in self.scan_lines(encoded.text.split("\n"), path, commit, depth + 1):
                     how = encoded.how + (">" + match.decoded if match.decoded else "")
                     yield replace(match, match=line[encoded.start : encoded.end][:2000], line=index + 1,

@@ -87,12 +87,12 @@ def is_placeholder(value: str) -> bool:
         return True
     if TEMPLATE.search(value):
         return True
-    if len(value) <= 200 and any(word in lowered for word in STAND_IN_WORDS):
+    if len(value) <= 100 and any(word in lowered for word in STAND_IN_WORDS):
         return True  # (a key's long body may hold anything)
     core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
     if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= 0.45):
         return True
-    if len(value) <= 200 and (_alternating_sequences(core) or re.search(r"(.)\1{7}", core)):
+    if len(value) <= 100 and (_alternating_sequences(core) or re.search(r"(.)\1{7}", core)):
         return True
     alnum = re.sub(r"[^A-Za-z0-9]", "", core)
     return len(alnum) >= 8 and len(set(alnum.lower())) <= 3

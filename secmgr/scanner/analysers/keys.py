@@ -20,12 +20,23 @@ PUTTY_LINES = re.compile(r"^Private-Lines: (\d+)")
 MIN_BODY = 64  # base64 characters: the smallest real private key (Ed25519 PKCS#8) has 64
 
 
-def _body(chunks: Sequence[str]) -> str | None:
-    """The base64 body of a key from its lines between the markers, None when any line is not base64."""
+ESCAPED_NEWLINE = re.compile(r"(?:\\+r)?\\+n")
+NOT_BODY = re.compile(r"[\s\"'+,;\\]|\\[rn]")
+LOG_PREFIX = re.compile(r"^[\s#\d:.,\-TZ\[\]/]+$")
+
+
+def _body(chunks: Sequence[str], prefix: str) -> str | None:
+    """The base64 body of a key from its lines between the markers, None when any line is not base64.
+
+    Lines may be pieces of a string literal (quotes, `+`, escapes) or carry the log prefix the marker's line has.
+    """
+    fields = len(prefix.split()) if prefix.strip() and LOG_PREFIX.match(prefix) else 0
     body = []
     for chunk in chunks:
-        text = chunk.strip().strip("\"',").strip()
-        if not text or HEADER_LINE.match(text):
+        if fields:
+            chunk = " ".join(chunk.split()[fields:])
+        text = NOT_BODY.sub("", chunk.replace("\\n", "").replace("\\r", ""))
+        if not text or HEADER_LINE.match(chunk.strip().strip("\"'")):
             continue
         if not BODY_LINE.match(text):
             return None
@@ -41,21 +52,23 @@ def private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             label = begin.group(1)
             end_marker = END.format(label)
             rest = line[begin.end() :]
-            if "\\n" in rest:  # one line with escaped newlines
-                inside = rest.split(end_marker, 1)[0] if end_marker in rest else None
-                chunks = inside.replace("\\r", "").split("\\n") if inside is not None else None
+            chunks: list[str] | None
+            if end_marker in rest or ESCAPED_NEWLINE.search(rest) and len(rest) > MIN_BODY:
+                pieces = ESCAPED_NEWLINE.split(rest.split(end_marker, 1)[0])
+                chunks = pieces if end_marker in rest else None
             else:
                 chunks = []
-                for following in range(index + 1, min(index + 200, len(lines))):
+                for following in range(index + 1, min(index + 400, len(lines))):
                     if end_marker in lines[following]:
                         break
                     chunks.append(lines[following])
                 else:
                     chunks = None
-            body = _body(chunks) if chunks is not None else None
+            body = _body(chunks, line[: begin.start()]) if chunks is not None else None
             if body is not None:
-                confidence = "medium" if "ENCRYPTED" in label or "Proc-Type: 4,ENCRYPTED" in "".join(chunks or []) else "high"
-                yield Candidate("private-key", index, begin.start(), body, confidence, begin.group())
+                encrypted = "ENCRYPTED" in label or any("ENCRYPTED" in c for c in chunks or [])
+                yield Candidate("private-key", index, begin.start(), body, "medium" if encrypted else "high",
+                                begin.group())  # fmt: skip
         if PUTTY.match(line):
             yield from _putty(lines, index)
 
@@ -64,7 +77,7 @@ def _putty(lines: Sequence[str], index: int) -> Iterator[Candidate]:
     for following in range(index + 1, min(index + 40, len(lines))):
         count = PUTTY_LINES.match(lines[following])
         if count:
-            body = _body(lines[following + 1 : following + 1 + int(count.group(1))])
+            body = _body(lines[following + 1 : following + 1 + int(count.group(1))], "")
             if body is not None:
                 yield Candidate("private-key", index, 0, body, "high", lines[index].strip())
             return
