@@ -14,8 +14,8 @@ from secmgr.scanner.rules import default_rules, parse
 
 from .test_fetch import commit, git
 
-TOKEN_A = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"
-TOKEN_B = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0" + "p9O8n7M6l5K4j3I2"
+TOKEN_A = "ghp_" + "Qm7Zr2Lx9Kp4Wv8Tn3Hc" + "6Yb1Jd5Fs0Ga2Rw8"
+TOKEN_B = "ghp_" + "Vt4Nq8Lm2Zx6Pc9Rk3Ws" + "7Hy1Bd5Jf0Gu8Ea4"
 
 
 def log(*parts: str) -> list[tuple[int, bytes]]:

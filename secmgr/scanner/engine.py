@@ -78,17 +78,21 @@ class Detector:
         self.context_keywords = sorted(
             {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
         )
-        # One pass over a line finds keywords that do not overlap, the longest where several start at one place
-        # (trie-shaped, shared prefixes written once). A keyword inside a found one is present with it; one that
-        # starts inside a found one and runs past its end is looked for on its own.
+        # One pass over a line finds the longest keyword starting at each place (a trie-shaped expression, shared
+        # prefixes written once, tried at every position through a lookahead); a keyword inside a found one is
+        # present with it.
         line_keywords = sorted({k for rule in self.line_rules for k in rule.keywords})
-        self._keyword_search = re.compile(_trie(line_keywords).encode())
+        self._keyword_search = re.compile(b"(?=(" + _trie(line_keywords).encode() + b"))")
         encoded = [k.encode() for k in line_keywords]
         self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
-        self._overlapping = {k: [w for w in encoded if _overlaps(k, w)] for k in encoded}
         self._has_line_keywords = bool(line_keywords)
         self._any_keyword = re.compile("|".join(re.escape(k) for k in self.keywords) or "(?!)", re.IGNORECASE)
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
+        self._rules_of_keyword: dict[bytes, set[int]] = {k: set() for k in encoded}
+        for position, rule in enumerate(self.line_rules):
+            for keyword in rule.keywords:
+                self._rules_of_keyword[keyword.encode()].add(position)
+        self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
@@ -96,10 +100,10 @@ class Detector:
         present: frozenset[bytes] = frozenset()
         for keyword in set(self._keyword_search.findall(lowered)) if self._has_line_keywords else ():
             present |= self._inside[keyword]
-            present |= {w for w in self._overlapping[keyword] if w in lowered}
         rules = self._rules_by_keywords.get(present)
         if rules is None:
-            rules = [r for r in self.line_rules if not r.keywords or any(k.encode() in present for k in r.keywords)]
+            chosen = self._without_keywords.union(*(self._rules_of_keyword[k] for k in present))
+            rules = [self.line_rules[i] for i in sorted(chosen)]
             self._rules_by_keywords[present] = rules
         return rules
 
@@ -259,8 +263,3 @@ def _branches(node: dict[str, dict]) -> str:
         return ""
     body = branches[0] if len(branches) == 1 and "" not in node else "(?:" + "|".join(branches) + ")"
     return body + ("?" if "" in node else "")
-
-
-def _overlaps(first: bytes, second: bytes) -> bool:
-    """Whether `second` can start inside `first` and run past its end."""
-    return any(first.endswith(second[:size]) for size in range(1, min(len(first), len(second))))

@@ -42,6 +42,6 @@ def analyser(name: str) -> Callable[[Analyser], Analyser]:
 
 def load_all() -> dict[str, Analyser]:
     """Every analyser, registered by importing its module."""
-    from . import assignments, credentials_files, keys  # noqa: F401
+    from . import assignments, credentials_files, keys, urls  # noqa: F401
 
     return ANALYSERS

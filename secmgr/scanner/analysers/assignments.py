@@ -28,6 +28,9 @@ WEAK = re.compile(
     r"(?=$|[_.\-\"'\]\s:=]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
+# Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
+SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin",
+                "seed")  # fmt: skip
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -224,6 +227,9 @@ def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index, line in enumerate(lines):
         if len(line) > 4000:
             continue  # minified code: no one writes a credential there by hand
+        lowered = line.lower()
+        if not any(word in lowered for word in SECRET_WORDS):
+            continue
         seen: set[int] = set()
         for word in STRONG.finditer(line):
             yield from _at(lines, index, word.start(), word.end(), seen, path)
