@@ -176,14 +176,15 @@ class Detector:
         entropy = shannon_entropy(secret)
         if rule.entropy and entropy < rule.entropy:
             return
-        if rule.allowed(secret, path, commit) or filters.is_placeholder(secret):
+        signal = filters.placeholder_signal(secret)
+        if rule.allowed(secret, path, commit) or signal == "placeholder":
             return
-        confidence = candidate.confidence
+        confidence = "low" if signal == "contrived" else candidate.confidence
         if rule.validate:
             verdict = VALIDATORS[rule.validate](secret)
             if verdict is None:
                 return
-            confidence = verdict if verdict == "high" else min(confidence, verdict, key=_rank)
+            confidence = verdict if verdict == "high" and signal is None else min(confidence, verdict, key=_rank)
         if _rank(confidence) < self.min_confidence:
             return
         shown = secret.split("\n", 1)[0]

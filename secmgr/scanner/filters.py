@@ -80,22 +80,34 @@ def _alternating_sequences(value: str) -> bool:
 
 
 def is_placeholder(value: str) -> bool:
+    """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
+    return placeholder_signal(value) == "placeholder"
+
+
+def placeholder_signal(value: str) -> str | None:
+    """`placeholder` for a value that certainly stands in for a secret; `contrived` for one that looks made up
+    by hand (keyboard walks and counting patterns mixed into it: z9y8x7, A4bC5dE6) but may be real; else None."""
     lowered = value.lower()
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
-        return True
-    if is_encrypted(value):
-        return True
-    if TEMPLATE.search(value):
-        return True
+        return "placeholder"
+    if is_encrypted(value) or TEMPLATE.search(value):
+        return "placeholder"
     if len(value) <= 100 and any(word in lowered for word in STAND_IN_WORDS):
-        return True  # (a key's long body may hold anything)
+        return "placeholder"  # (a key's long body may hold anything)
     core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
-    if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= 0.45):
-        return True
-    if len(value) <= 100 and (_alternating_sequences(core) or re.search(r"(.)\1{7}", core)):
-        return True
     alnum = re.sub(r"[^A-Za-z0-9]", "", core)
-    return len(alnum) >= 8 and len(set(alnum.lower())) <= 3
+    if len(alnum) >= 8 and len(set(alnum.lower())) <= 3:
+        return "placeholder"
+    if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= SEQUENTIAL):
+        return "placeholder"
+    if len(value) <= 100 and re.search(r"(.)\1{7}", core):
+        return "placeholder"
+    if len(value) <= 100 and (_alternating_sequences(core) or _sequential_fraction(core.lower()) >= 0.3):
+        return "contrived"
+    return None
+
+
+SEQUENTIAL = 0.6  # of steps that walk the alphabet or the digits: past this, a value was typed, not generated
 
 
 CODE = re.compile(
