@@ -176,7 +176,7 @@ class Detector:
         entropy = shannon_entropy(secret)
         if rule.entropy and entropy < rule.entropy:
             return
-        signal = filters.placeholder_signal(secret)
+        signal = filters.placeholder_signal(secret) if rule.placeholders else None
         if rule.allowed(secret, path, commit) or signal == "placeholder":
             return
         confidence = "low" if signal == "contrived" else candidate.confidence

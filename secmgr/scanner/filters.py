@@ -26,6 +26,12 @@ STAND_IN_WORDS = (
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null", "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_",
     "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
 )  # fmt: skip
+# A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
+# count only as whole words.
+LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if len(w) >= 5 or not w.isalpha())
+SHORT_STAND_INS = re.compile(
+    r"(?<![a-z0-9])(?:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha()) + r")(?![a-z0-9])"
+)
 PUBLISHED_EXAMPLES = frozenset(
     {
         "akiaiosfodnn7example",
@@ -70,13 +76,22 @@ def is_encrypted(value: str) -> bool:
     return bool(ENCRYPTED.search(value.strip()))
 
 
-def _alternating_sequences(value: str) -> bool:
+def _alternating_sequences(value: str, threshold: float = 0.6) -> bool:
     """a1b2c3d4, A1B2C3: its letters walk the alphabet and its digits count, each on its own."""
     letters = [c for c in value.lower() if c.isalpha()]
     digits = [c for c in value if c.isdigit()]
     if len(letters) < 4 or len(digits) < 4:
         return False
-    return _sequential_fraction("".join(letters)) >= 0.6 and _sequential_fraction("".join(digits)) >= 0.6
+    return min(_sequential_fraction("".join(letters)), _sequential_fraction("".join(digits))) >= threshold
+
+
+def _longest_walk(value: str) -> int:
+    """The longest stretch of the value that counts up or down one character at a time (ABCDEFGH, 98765)."""
+    longest = run = 1
+    for a, b in zip(value, value[1:], strict=False):
+        run = run + 1 if a.isalnum() and abs(ord(b) - ord(a)) == 1 else 1
+        longest = max(longest, run)
+    return longest
 
 
 def is_placeholder(value: str) -> bool:
@@ -92,15 +107,17 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if is_encrypted(value) or TEMPLATE.search(value):
         return "placeholder"
-    if len(value) <= 100 and any(word in lowered for word in STAND_IN_WORDS):
-        return "placeholder"  # (a key's long body may hold anything)
+    if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(lowered)):
+        return "placeholder"
     core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
     alnum = re.sub(r"[^A-Za-z0-9]", "", core)
     if len(alnum) >= 8 and len(set(alnum.lower())) <= 3:
         return "placeholder"
     if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= SEQUENTIAL):
         return "placeholder"
-    if len(value) <= 100 and re.search(r"(.)\1{7}", core):
+    if len(value) <= 200 and (re.search(r"(.)\1{7}", core) or _longest_walk(core.lower()) >= 8):
+        return "placeholder"
+    if _alternating_sequences(core, 0.8):
         return "placeholder"
     if len(value) <= 100 and (_alternating_sequences(core) or _sequential_fraction(core.lower()) >= 0.3):
         return "contrived"

@@ -289,7 +289,7 @@ def _at(
     spaced = syntax == ""
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
-    if not quoted and re.match(r"\s*[\[(]", line[at + len(value) :]):
+    if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "")
     confidence = _acceptable(name, kind, value, quoted, spaced, direct)
