@@ -152,13 +152,13 @@ class Detector:
     def _text_matches(
         self, text: str, lowered: str, allowed: set[int], path: str, commit: str
     ) -> Iterator[Match]:
-        starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+        rules = [r for r in self.text_rules if not r.keywords or any(k in lowered for k in r.keywords)]
+        rules = [r for r in rules if r.path is None or r.path.search(path)]
+        if not rules:
+            return
+        starts = [0] + [found.end() for found in re.finditer("\n", text)]
         lines = text.split("\n")
-        for rule in self.text_rules:
-            if rule.keywords and not any(k in lowered for k in rule.keywords):
-                continue
-            if rule.path is not None and not rule.path.search(path):
-                continue
+        for rule in rules:
             assert rule.regex is not None
             for found in rule.regex.finditer(text):
                 group = rule.secret_group or (1 if rule.regex.groups else 0)

@@ -24,13 +24,13 @@ STRONG = re.compile(
 )
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred|seed)(?:s)?"
+    r"(?:^|[_.\-\s\"'$@]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred)(?:s)?"
     r"(?=$|[_.\-\"'\]\s:=]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
-SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin",
-                "seed")  # fmt: skip
+SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")  # fmt: skip
+ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS), re.IGNORECASE)
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -227,8 +227,7 @@ def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index, line in enumerate(lines):
         if len(line) > 4000:
             continue  # minified code: no one writes a credential there by hand
-        lowered = line.lower()
-        if not any(word in lowered for word in SECRET_WORDS):
+        if not ANY_SECRET_WORD.search(line):
             continue
         seen: set[int] = set()
         for word in STRONG.finditer(line):
