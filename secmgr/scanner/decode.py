@@ -38,7 +38,11 @@ def _text(raw: bytes | None) -> str | None:
     return text if printable >= 0.95 * len(text) and any(c.isalpha() for c in text) else None
 
 
-MIXED = re.compile(r"[A-Z].*[0-9]|[0-9].*[A-Z]")
+CAPITAL, DIGIT = re.compile(r"[A-Z]"), re.compile(r"[0-9]")
+
+
+def _mixed(text: str) -> bool:
+    return bool(CAPITAL.search(text) and DIGIT.search(text))
 
 
 def encoded_values(line: str) -> Iterator[Encoded]:
@@ -53,11 +57,11 @@ def encoded_values(line: str) -> Iterator[Encoded]:
             text = _text(binascii.unhexlify(found.group()))
             if text is not None:
                 yield Encoded(found.start(), found.end(), text, "hex")
-    if not MIXED.search(line):
+    if not _mixed(line):
         return  # base64 of text mixes capitals and digits; lines of words and names do not
     for found in BASE64.finditer(line):
         value = found.group()
-        if not MIXED.search(value) or len(value) > MAX_ENCODED or NOT_ENCODED_TEXT.search(line[: found.start()]):
+        if not _mixed(value) or len(value) > MAX_ENCODED or NOT_ENCODED_TEXT.search(line[: found.start()]):
             continue
         if re.fullmatch(r"[0-9A-Fa-f]+", value):
             continue  # hex, handled above
