@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import binascii
 import re
 from collections.abc import Iterator
@@ -43,6 +44,28 @@ CAPITAL, DIGIT = re.compile(r"[A-Z]"), re.compile(r"[0-9]")
 
 def _mixed(text: str) -> bool:
     return bool(CAPITAL.search(text) and DIGIT.search(text))
+
+
+def looks_encoded(text: str) -> bool:
+    """Text that is itself one encoded value (decoded once, it may hold a secret when decoded again)."""
+    stripped = text.strip()
+    return len(stripped) >= 16 and bool(HEX.fullmatch(stripped) or BASE64.fullmatch(stripped))
+
+
+def forms(keyword: str) -> set[str]:
+    """Fixed strings that a keyword's hex, base64 (standard and URL-safe, at each alignment) and base64 of its hex
+    always contain; none shorter than 8 characters."""
+    raw = keyword.encode()
+    found = {raw.hex()} if len(raw) >= 4 else set()
+    for text in (raw, raw.hex().encode()):
+        for pad in range(3):
+            encoded = base64.b64encode(b"\0" * pad + text + b"\0\0").decode()
+            first = (pad + 2) // 3 * 4  # the first group made wholly of the text's bytes
+            last = (pad + len(text)) // 3 * 4  # the end of the last such group
+            if last - first >= 8:
+                core = encoded[first:last]
+                found |= {core, core.replace("+", "-").replace("/", "_")}
+    return found
 
 
 def encoded_values(line: str) -> Iterator[Encoded]:

@@ -10,11 +10,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from . import decode, filters
-from .analysers import WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
+from .analysers import WHOLE_FILE_PATHS, WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
 from .rules import CONFIDENCE, INLINE_ALLOW, Rule, shannon_entropy
 from .validators import VALIDATORS
 
 GENERIC = "generic-"
+BLOCK_SCALAR = r"[:=]\s*[|>][+-]?[0-9]?\s*$"  # `password: |`: the value is on the lines below
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -78,6 +79,13 @@ class Detector:
         self.context_keywords = sorted(
             {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
         )
+        self._context = re.compile(
+            "|".join([*(re.escape(k) for k in self.context_keywords), BLOCK_SCALAR]).encode(), re.IGNORECASE
+        )
+        self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
+        # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex:
+        # a line holding one reaches the decoder even though it holds no keyword as such.
+        self.encoded_keywords = sorted({form for k in self.keywords for form in decode.forms(k)})
         # One pass over a line finds the longest keyword starting at each place (a trie-shaped expression, shared
         # prefixes written once, tried at every position through a lookahead); a keyword inside a found one is
         # present with it.
@@ -93,6 +101,13 @@ class Detector:
             for keyword in rule.keywords:
                 self._rules_of_keyword[keyword.encode()].add(position)
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
+
+    def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
+        """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
+        key's marker, a manifest's kind, a YAML block scalar after a name, or a file read whole by its name."""
+        if any(WHOLE_FILE_PATHS[name](path) for name in self._whole_paths):
+            return True
+        return any(self._context.search(line) for line in lines)
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
@@ -199,7 +214,7 @@ class Detector:
             if index in allowed:
                 continue
             for encoded in decode.encoded_values(line):
-                if not self._any_keyword.search(encoded.text):
+                if not self._any_keyword.search(encoded.text) and not decode.looks_encoded(encoded.text):
                     continue
                 for match in self.scan_lines(encoded.text.split("\n"), path, commit, depth + 1):
                     how = encoded.how + (">" + match.decoded if match.decoded else "")

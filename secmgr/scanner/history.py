@@ -77,7 +77,7 @@ def scan_log(
         return
     # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
     # rules that have no keywords.
-    patterns = [*STRUCTURE, *detector.keywords] if not detector.every_line else [""]
+    patterns = [*STRUCTURE, *detector.keywords, *detector.encoded_keywords] if not detector.every_line else [""]
     filtered = subprocess.Popen(
         [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
         stdin=git.stdout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"},
@@ -142,12 +142,12 @@ def file_diffs(numbered: Iterable[tuple[int, bytes]]) -> Iterator[tuple[Commit, 
         elif line.startswith(_NO_NEWLINE):
             notes += 1
         elif line.startswith(_HEADER) or line.startswith(b"diff --git "):
-            if path and added:
+            if path:
                 yield commit, path, added
             added, path, in_hunk = [], "", False
             if line.startswith(_HEADER):
                 commit = _commit(line)
-    if path and added:
+    if path:
         yield commit, path, added
 
 
@@ -162,11 +162,11 @@ def findings(
     When lines were left out and a file diff holds a keyword of a rule that needs the whole text (a private key's
     body), `whole_diff(commit, path)` gives all of its added lines. `ignored` fingerprints are skipped.
     """
-    context = re.compile("|".join(re.escape(k) for k in detector.context_keywords).encode(), re.IGNORECASE)
     for commit, path, added in file_diffs(numbered):
-        if whole_diff is not None and detector.context_keywords and any(context.search(t) for _, t in added):
+        if whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
             added = whole_diff(commit.sha, path) or added
-        yield from _document_findings(added, commit, path, detector, ignored)
+        if added:
+            yield from _document_findings(added, commit, path, detector, ignored)
 
 
 def _document_findings(

@@ -27,6 +27,10 @@ class Candidate:
 # Analysers that read lines holding no keyword (a key's body, a manifest's values), so history hands them whole
 # file diffs rather than the lines a keyword prefilter kept.
 WHOLE_TEXT_ANALYSERS = frozenset({"private-key", "kubernetes-secret"})
+# Analysers that read a file whole because of its name (its lines hold no keyword at all).
+WHOLE_FILE_PATHS: dict[str, Callable[[str], bool]] = {
+    "pgpass": lambda path: path.rsplit("/", 1)[-1].lower().endswith("pgpass"),
+}
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

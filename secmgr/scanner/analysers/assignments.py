@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from urllib.parse import unquote
 
 from .. import filters
 from ..validators import b64decode_loose
@@ -59,6 +60,7 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
 SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
+PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
@@ -291,6 +293,11 @@ def _at(
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "")
+    decoded = ""
+    if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
+        plain = unquote(value, errors="replace")
+        if plain != value and plain.isprintable() and "\ufffd" not in plain:
+            value, decoded = plain, "url"
     confidence = _acceptable(name, kind, value, quoted, spaced, direct)
     if confidence:
-        yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
+        yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200], decoded)

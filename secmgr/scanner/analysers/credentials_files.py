@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import Candidate, analyser
+from . import WHOLE_FILE_PATHS, Candidate, analyser
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -55,7 +55,7 @@ def kubernetes_secrets(lines: Sequence[str], path: str) -> Iterator[Candidate]:
 @analyser("pgpass")
 def pgpass(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """`hostname:port:database:username:password` lines of a PostgreSQL password file."""
-    if not path.rsplit("/", 1)[-1].lower().endswith("pgpass"):
+    if not WHOLE_FILE_PATHS["pgpass"](path):
         return
     for index, line in enumerate(lines):
         found = PGPASS.match(line.strip())

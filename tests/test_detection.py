@@ -1,0 +1,118 @@
+"""The scanner on files of our own making: every structure and encoding it reads, every family of look-alike it
+must leave alone, and history mode finding what directory mode finds in the same content.
+
+tests/fixtures/scanner/pos/<rule id>--<file name>: the file (scanned under <file name>) holds a secret that rule
+finds; files whose name starts with a decoding case say so in the rule's tags. neg/: files that hold nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from secmgr.scanner import filters, history
+from secmgr.scanner.engine import Detector
+from secmgr.scanner.report import scan_directory
+from secmgr.scanner.rules import default_rules
+
+from .test_fetch import git
+
+FIXTURES = Path(__file__).parent / "fixtures" / "scanner"
+DETECTOR = Detector(default_rules())
+DECODED = {"base64": "decoded:base64", "base64url": "decoded:base64", "hex": "decoded:hex",
+           "urlencoded": "decoded:url", "nested": "decoded:base64>hex"}  # fmt: skip
+
+
+def positives() -> list[Path]:
+    return sorted((FIXTURES / "pos").iterdir())
+
+
+@pytest.mark.parametrize("case", positives(), ids=lambda p: p.name)
+def test_finds_the_secret_in_each_structure_and_encoding(case: Path) -> None:
+    rule_id, name = case.name.split("--", 1)
+    found = DETECTOR.scan_document(case.read_text(), name)
+    assert rule_id in {m.rule.id for m in found}, [(m.rule.id, m.secret) for m in found]
+    stem = name.split(".")[0]
+    if stem in DECODED:
+        match = next(m for m in found if m.rule.id == rule_id)
+        assert DECODED[stem] in match.tags and match.line == 1
+    assert all(any(t.startswith("confidence:") for t in m.tags) for m in found)
+
+
+@pytest.mark.parametrize("case", sorted((FIXTURES / "neg").iterdir()), ids=lambda p: p.name)
+def test_leaves_look_alikes_alone(case: Path) -> None:
+    found = DETECTOR.scan_document(case.read_text(), case.name)
+    assert [(m.rule.id, m.secret) for m in found] == []
+
+
+def test_binary_and_lock_files_are_skipped(tmp_path: Path) -> None:
+    secret_line = (FIXTURES / "pos" / "github-pat--ci.sh").read_text()
+    (tmp_path / "image.png").write_text(secret_line)
+    (tmp_path / "yarn.lock").write_text(secret_line)
+    (tmp_path / "app.min.js").write_text(secret_line)
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01" + secret_line.encode())
+    assert scan_directory(tmp_path, DETECTOR) == []
+    (tmp_path / "ci.sh").write_text(secret_line)
+    assert [f.file for f in scan_directory(tmp_path, DETECTOR)] == ["ci.sh"]
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [
+        ("${DB_PASSWORD}", "placeholder"), ("{{ .Values.token }}", "placeholder"), ("<your-token>", "placeholder"),
+        ("%API_KEY%", "placeholder"), ("xxxxxxxxxxxxxxxx", "placeholder"), ("****************", "placeholder"),
+        ("changeme", "placeholder"), ("AKIAIOSFODNN7EXAMPLE", "placeholder"), ("dummy-api-key-1", "placeholder"),
+        ("fake_token_value", "placeholder"), ("sample-secret-99", "placeholder"), ("aaaaaaaaaaaaaaaa", "placeholder"),
+        ("abcdefghijklmnop", "placeholder"), ("1234567890123456", "placeholder"), ("a1b2c3d4e5f6g7h8", "placeholder"),
+        ("ENC(G6N718UuyPE5bHyWKy)", "placeholder"), ("$ANSIBLE_VAULT;1.1;AES256", "placeholder"),
+        ("Ab12Cd34Ef56Gh78Zq", "contrived"),
+        ("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1", None), ("v1tbdQz8Lr2Xk9Wm", None),
+    ],
+)  # fmt: skip
+def test_placeholder_signals(value: str, signal: str | None) -> None:
+    assert filters.placeholder_signal(value) == signal
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [("os.environ['X']", True), ("getenv('TOKEN')", True), ("settings.SECRET", True), ("$TOKEN", True),
+     ("process.env.KEY", True), ("None", True), ("Qm7Zr2Lx9Kp4", False), ("p@ss:w0rd!", False)],
+)  # fmt: skip
+def test_code_values(value: str, code: bool) -> None:
+    assert filters.looks_like_code(value) is code
+
+
+def test_words_are_not_generated_values() -> None:
+    assert filters.wordy("my_secret_name") and filters.prose("the token is refreshed daily")
+    assert not filters.wordy("Qm7Zr2Lx9Kp4Wv8T")
+    assert filters.strength("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1") == "high" and filters.strength("hunter") == "low"
+
+
+def test_min_confidence_drops_what_is_less_sure() -> None:
+    text = 'password = "whiteduke"\napi_key = "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1"\n'
+    everything = {m.confidence for m in DETECTOR.scan_document(text, "app.py")}
+    assert everything == {"low", "high"}
+    sure = Detector(default_rules(), "medium").scan_document(text, "app.py")
+    assert [m.confidence for m in sure] == ["high"]
+
+
+def test_history_and_directory_modes_agree(tmp_path: Path) -> None:
+    repo, tree = tmp_path / "repo", tmp_path / "tree"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for case in positives():
+        target = repo / case.name.split("--", 1)[0] / case.name.split("--", 1)[1]
+        target.parent.mkdir(exist_ok=True)
+        shutil.copy(case, target)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "every case")
+    shutil.copytree(repo, tree, ignore=shutil.ignore_patterns(".git"))
+
+    def located(findings):  # type: ignore[no-untyped-def]
+        return sorted((f.file, f.start_line, f.rule, f.secret) for f in findings)
+
+    in_history = located(history.scan_log(repo, DETECTOR))
+    assert in_history == located(scan_directory(tree, DETECTOR))
+    assert {rule for _, _, rule, _ in in_history} >= {p.name.split("--")[0] for p in positives()}
