@@ -13,7 +13,7 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)[sd]|@[A-Za-z_]+@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|\$[A-Z_][A-Z0-9_]{2,}|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -117,13 +117,14 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if len(value) <= 200 and (re.search(r"(.)\1{7}", core) or _longest_walk(core.lower()) >= 8):
         return "placeholder"
-    if _alternating_sequences(core, 0.8):
+    if _alternating_sequences(core, STRICT):
         return "placeholder"
     if len(value) <= 100 and (_alternating_sequences(core) or _sequential_fraction(core.lower()) >= 0.3):
         return "contrived"
     return None
 
 
+STRICT = 0.8  # both the letters and the digits of a value count in steps: a1b2c3d4
 SEQUENTIAL = 0.6  # of steps that walk the alphabet or the digits: past this, a value was typed, not generated
 
 
