@@ -31,11 +31,8 @@ def _text(raw: bytes | None) -> str | None:
     """Decoded bytes that read as text (UTF-8, almost all printable), else None."""
     if raw is None or len(raw) < 6:
         return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    printable = sum(1 for char in text if char.isprintable() or char in "\n\t\r")
+    text = raw.decode("utf-8", "replace")
+    printable = sum(1 for char in text if (char.isprintable() and char != "\ufffd") or char in "\n\t\r")
     return text if printable >= 0.95 * len(text) and any(c.isalpha() for c in text) else None
 
 

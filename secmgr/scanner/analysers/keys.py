@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from . import Candidate, analyser
 
 BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?)-----")
-END = "-----END {}-----"
+END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 BODY_LINE = re.compile(r"^[A-Za-z0-9+/=]+$")
 HEADER_LINE = re.compile(r"^[A-Za-z-]+: ")
 PUTTY = re.compile(r"^PuTTY-User-Key-File-\d+: ")
@@ -21,26 +21,30 @@ MIN_BODY = 64  # base64 characters: the smallest real private key (Ed25519 PKCS#
 
 
 ESCAPED_NEWLINE = re.compile(r"(?:\\+r)?\\+n")
-NOT_BODY = re.compile(r"[\s\"'+,;\\]|\\[rn]")
-LOG_PREFIX = re.compile(r"^[\s#\d:.,\-TZ\[\]/]+$")
+LOG_STAMP = re.compile(r"[\d.:#TZ-]+")
+NOT_BODY = re.compile(r"[\"'+,;\\]|\\[rn]")
 
 
-def _body(chunks: Sequence[str], prefix: str) -> str | None:
+def _body(chunks: Sequence[str]) -> str | None:
     """The base64 body of a key from its lines between the markers, None when any line is not base64.
 
-    Lines may be pieces of a string literal (quotes, `+`, escapes) or carry the log prefix the marker's line has.
+    A body line holds no space, so what a line carries before its last space is decoration: a log's time stamp,
+    indentation, the `+` of a string concatenation. Quotes and escapes of a string literal are dropped too.
     """
-    fields = len(prefix.split()) if prefix.strip() and LOG_PREFIX.match(prefix) else 0
-    body = []
+    body, damaged = [], 0
     for chunk in chunks:
-        if fields:
-            chunk = " ".join(chunk.split()[fields:])
-        text = NOT_BODY.sub("", chunk.replace("\\n", "").replace("\\r", ""))
-        if not text or HEADER_LINE.match(chunk.strip().strip("\"'")):
+        words = chunk.split()
+        if not words or HEADER_LINE.match(chunk.strip().strip("\"'")):
             continue
+        text = NOT_BODY.sub("", words[-1].replace("\\n", "").replace("\\r", ""))
+        if not text or LOG_STAMP.fullmatch(text):
+            continue  # the time stamp of a log line that holds only the end marker
         if not BODY_LINE.match(text):
-            return None
+            damaged += 1  # a line mangled in copying; more than one in ten and this is not a key body
+            continue
         body.append(text)
+    if damaged * 10 > len(body) + damaged:
+        return None
     joined = "".join(body)
     return joined if len(joined) >= MIN_BODY and len(set(joined)) > 16 else None
 
@@ -49,24 +53,22 @@ def _body(chunks: Sequence[str], prefix: str) -> str | None:
 def private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index, line in enumerate(lines):
         for begin in BEGIN.finditer(line):
-            label = begin.group(1)
-            end_marker = END.format(label)
             rest = line[begin.end() :]
+            end = END.search(rest)
             chunks: list[str] | None
-            if end_marker in rest or ESCAPED_NEWLINE.search(rest) and len(rest) > MIN_BODY:
-                pieces = ESCAPED_NEWLINE.split(rest.split(end_marker, 1)[0])
-                chunks = pieces if end_marker in rest else None
+            if end is not None:  # the whole key on one line, with escaped newlines
+                chunks = ESCAPED_NEWLINE.split(rest[: end.start()])
             else:
                 chunks = []
                 for following in range(index + 1, min(index + 400, len(lines))):
-                    if end_marker in lines[following]:
+                    if END.search(lines[following]):
                         break
                     chunks.append(lines[following])
                 else:
                     chunks = None
-            body = _body(chunks, line[: begin.start()]) if chunks is not None else None
+            body = _body(chunks) if chunks is not None else None
             if body is not None:
-                encrypted = "ENCRYPTED" in label or any("ENCRYPTED" in c for c in chunks or [])
+                encrypted = "ENCRYPTED" in begin.group(1) or any("ENCRYPTED" in c for c in chunks or [])
                 yield Candidate("private-key", index, begin.start(), body, "medium" if encrypted else "high",
                                 begin.group())  # fmt: skip
         if PUTTY.match(line):
@@ -77,7 +79,7 @@ def _putty(lines: Sequence[str], index: int) -> Iterator[Candidate]:
     for following in range(index + 1, min(index + 40, len(lines))):
         count = PUTTY_LINES.match(lines[following])
         if count:
-            body = _body(lines[following + 1 : following + 1 + int(count.group(1))], "")
+            body = _body(lines[following + 1 : following + 1 + int(count.group(1))])
             if body is not None:
                 yield Candidate("private-key", index, 0, body, "high", lines[index].strip())
             return
