@@ -140,7 +140,12 @@ CODE = re.compile(
 
 
 def looks_like_code(value: str) -> bool:
-    return bool(CODE.search(value))
+    found = CODE.search(value)
+    if found is None:
+        return False
+    # s.ZC9Ecf4M5g9o34Q6RkzG (a Vault token) has the shape of an attribute chain; a long mix with digits is not one
+    return not (found.start() == 0 and "." in value and len(value) >= 20 and re.search(r"\d", value)
+                and not re.search(r"[()\[\]]", value))
 
 
 _WORD = re.compile(r"[a-z]{3,}")

@@ -20,7 +20,8 @@ from . import Candidate, analyser
 STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
-    r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key",
+    r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
+    r"|requirepass|masterauth",
     re.IGNORECASE,
 )
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
@@ -61,6 +62,7 @@ SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
@@ -76,14 +78,17 @@ def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _kind(name: str) -> str | None:
-    """`password`, `strong` or `weak` for a name that holds a secret word, None for one that does not."""
+    """`password`, `strong` or `weak` for a name that holds a secret word, None for one that does not.
+
+    The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
+    """
     bare = name.strip("$@.-_")
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
         return None
-    strong = STRONG.search(bare)
-    word = strong or WEAK.search(bare)
-    if word is None:
+    words = sorted([*STRONG.finditer(bare), *WEAK.finditer(bare)], key=lambda w: w.end())
+    if not words:
         return None
+    word = words[-1]
     after = bare[word.end() :]
     if re.match(r"[a-rt-z]", after) and bare[word.end() - 1].islower():
         return None  # a longer word: master-keying, tokenise
@@ -94,7 +99,7 @@ def _kind(name: str) -> str | None:
         return None  # passwordKey: the key under which a password is kept, not the password
     if PASSWORD.search(bare[word.start() : word.end() + 2]):
         return "password"
-    return "strong" if strong else "weak"
+    return "strong" if STRONG.search(bare) else "weak"
 
 
 def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool] | None:
@@ -287,7 +292,7 @@ def _at(
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
-    spaced = syntax == ""
+    spaced = syntax == "" and not NETRC.search(line) and not path.lower().endswith("netrc")
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
