@@ -30,8 +30,9 @@ STAND_IN_WORDS = (
 # count only as whole words.
 LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if len(w) >= 5 or not w.isalpha())
 SHORT_STAND_INS = re.compile(
-    r"(?<![a-z0-9])(?:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha()) + r")(?![a-z0-9])"
-)
+    r"(?<![A-Za-z0-9])(?i:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha())
+    + r")(?![a-z0-9])"
+)  # whole words, or the first word of a camel-cased value: FakeValues
 PUBLISHED_EXAMPLES = frozenset(
     {
         "akiaiosfodnn7example",
@@ -107,9 +108,10 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if is_encrypted(value) or TEMPLATE.search(value):
         return "placeholder"
-    if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(lowered)):
+    if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value)):
         return "placeholder"
-    core = re.sub(r"^[A-Za-z]{1,12}[_-]", "", value)  # a provider prefix says nothing about the body
+    # A provider prefix says nothing about the body: judge the longest run of letters and digits.
+    core = max(re.split(r"[_\-/.:]", value), key=len) if len(value) <= 200 else value
     alnum = re.sub(r"[^A-Za-z0-9]", "", core)
     if len(alnum) >= 8 and len(set(alnum.lower())) <= 3:
         return "placeholder"

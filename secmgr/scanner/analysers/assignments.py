@@ -161,6 +161,8 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, di
         return None
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
+    if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
+        return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
