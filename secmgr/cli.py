@@ -239,8 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["json", "sarif"], default="json", help="gitleaks JSON (default) or SARIF")
     p.add_argument("--report", help="write the report here instead of standard output")
     p.add_argument("--rules", help="a gitleaks-format rules file (else SECMGR_RULES, else the built-in pack)")
-    p.add_argument("--min-confidence", choices=["low", "medium", "high"], default="low",
-                   help="report only findings at least this sure (each carries confidence:LEVEL in its tags)")
+    p.add_argument(
+        "--min-confidence",
+        choices=["low", "medium", "high"],
+        default="low",
+        help="report only findings at least this sure (each carries confidence:LEVEL in its tags)",
+    )
     p.set_defaults(func=scan)
 
     p = commands.add_parser("import", help="import another scanner's report directly into the database")

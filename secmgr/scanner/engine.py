@@ -164,9 +164,7 @@ class Detector:
                 candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
                 yield from self._accept(rule, candidate, line, path, commit)
 
-    def _text_matches(
-        self, text: str, lowered: str, allowed: set[int], path: str, commit: str
-    ) -> Iterator[Match]:
+    def _text_matches(self, text: str, lowered: str, allowed: set[int], path: str, commit: str) -> Iterator[Match]:
         rules = [r for r in self.text_rules if not r.keywords or any(k in lowered for k in r.keywords)]
         rules = [r for r in rules if r.path is None or r.path.search(path)]
         if not rules:

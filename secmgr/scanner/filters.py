@@ -23,14 +23,15 @@ STAND_IN_WORDS = (
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "....", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
-    "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null", "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_",
-    "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
+    "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
+    "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_", "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
 )  # fmt: skip
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
 # count only as whole words.
 LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if len(w) >= 5 or not w.isalpha())
 SHORT_STAND_INS = re.compile(
-    r"(?<![A-Za-z0-9])(?i:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha())
+    r"(?<![A-Za-z0-9])(?i:"
+    + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha())
     + r")(?![a-z0-9])"
 )  # whole words, or the first word of a camel-cased value: FakeValues
 PUBLISHED_EXAMPLES = frozenset(
@@ -64,7 +65,8 @@ def _repeats_a_unit(value: str) -> bool:
 # Values that are only a stand-in when they are the whole value: `user:pass@`, `password: secret`.
 STAND_IN_VALUES = frozenset(
     {"pass", "password", "passwd", "passw0rd", "secret", "pwd", "user", "username", "token", "apikey", "api_key",
-     "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "default", "letmein", "logmein", "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
+     "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "default", "letmein", "logmein",
+     "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
 )  # fmt: skip
 # Encrypted values: Jasypt ENC(...), SOPS ENC[...], Ansible Vault, Maven's {...}, Vault transit, sealed secrets.
 ENCRYPTED = re.compile(
@@ -146,8 +148,13 @@ def looks_like_code(value: str) -> bool:
     if found is None:
         return False
     # s.ZC9Ecf4M5g9o34Q6RkzG (a Vault token) has the shape of an attribute chain; a long mix with digits is not one
-    return not (found.start() == 0 and "." in value and len(value) >= 20 and re.search(r"\d", value)
-                and not re.search(r"[()\[\]]", value))
+    return not (
+        found.start() == 0
+        and "." in value
+        and len(value) >= 20
+        and re.search(r"\d", value)
+        and not re.search(r"[()\[\]]", value)
+    )
 
 
 _WORD = re.compile(r"[a-z]{3,}")

@@ -31,7 +31,7 @@ WEAK = re.compile(
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
-SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")  # fmt: skip
+SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")

@@ -46,7 +46,12 @@ def kubernetes_secrets(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 value, how = (raw.decode("utf-8").strip(), "base64") if raw else ("", "")
             except UnicodeDecodeError:
                 continue
-        if len(value) < 6 or filters.is_placeholder(value) or filters.looks_like_code(value) or "BEGIN CERTIFICATE" in value:
+        if (
+            len(value) < 6
+            or filters.is_placeholder(value)
+            or filters.looks_like_code(value)
+            or "BEGIN CERTIFICATE" in value
+        ):
             continue
         confidence = "high" if filters.strength(value) == "high" else "medium"
         yield Candidate("kubernetes-secret", index, line.index(entry.group(3)), value, confidence, line.strip(), how)

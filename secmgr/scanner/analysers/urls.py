@@ -15,7 +15,9 @@ from .. import filters
 from ..validators import b64decode_loose
 from . import Candidate, analyser
 
-BASIC = re.compile(r"(?i)(?<![\w-])basic[ \t]{1,4}([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])")
+BASIC = re.compile(
+    r"(?i)(?<![\w-])basic[ \t]{1,4}([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])"
+)
 # In a header: `Authorization: Basic`, `"Authorization": "Basic`, `proxy_set_header Authorization "Basic`.
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
 STAND_IN = re.compile(
