@@ -24,7 +24,8 @@ STAND_IN_WORDS = (
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
-    "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_", "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
+    "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_", "rk_test_", "deadbeef",
+    "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
 )  # fmt: skip
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
 # count only as whole words.
