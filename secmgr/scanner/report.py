@@ -112,6 +112,7 @@ def sarif(findings: list[SecretFinding], rules: Iterable[Any]) -> dict[str, Any]
                                 }
                             }
                         ],
+                        "properties": {"tags": f.tags, "severity": f.severity, "entropy": f.entropy},
                         "partialFingerprints": {
                             "commitSha": f.commit,
                             "email": f.email,
