@@ -152,7 +152,7 @@ def _names_a_secret(value: str) -> bool:
 def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True) -> str | None:
     """The confidence a value deserves as a secret given to `name`, or None when it is not one."""
     value = value.strip()
-    if len(value) < (6 if kind == "password" else 8) or len(value) > 400:
+    if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
     if quoted and re.search(r"^\+|\+$|\($", value):
@@ -242,7 +242,8 @@ def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
         for word in STRONG.finditer(line):
             yield from _at(lines, index, word.start(), word.end(), seen, path)
         for word in WEAK.finditer(line):
-            yield from _at(lines, index, word.start(), word.end(), seen, path)
+            start = word.start() + (line[word.start()] in " \t\"'")  # the match may begin at the space before
+            yield from _at(lines, index, start, word.end(), seen, path)
 
 
 def _at(
