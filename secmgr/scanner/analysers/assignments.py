@@ -61,6 +61,7 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
 SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
+YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
@@ -104,6 +105,9 @@ def _kind(name: str) -> str | None:
 
 def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool] | None:
     """The value starting at `position` (after a separator): its start, its text, whether it was quoted."""
+    tag = YAML_TAG.match(line, position)
+    if tag:
+        position = tag.end()  # key: !!binary <value>
     if position >= len(line):
         return None
     quote = line[position]
