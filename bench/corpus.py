@@ -36,6 +36,9 @@ def commands(out: Path, tool: str, exe: str) -> list[str] | None:
 
 
 def find(tool: str, peers: Path | None) -> str | None:
+    beside = Path(sys.executable).parent / tool  # secmgr: the one installed with this Python
+    if tool == "secmgr" and beside.exists():
+        return str(beside)
     if peers is not None and (peers / tool).exists():
         return str(peers / tool)
     return shutil.which(tool)
