@@ -150,6 +150,9 @@ class Detector:
                     found += self._accept(rule, candidate, lines[candidate.line], path, commit)
         if depth < MAX_DEPTH:
             found += self._decoded_matches(lines, allowed, path, commit, depth)
+        if "sealedsecret" in lowered:
+            text = "\n".join(lines)
+            found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
 
     def _line_matches(self, line: str, index: int, path: str, commit: str) -> Iterator[Match]:

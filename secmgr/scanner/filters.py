@@ -76,6 +76,15 @@ ENCRYPTED = re.compile(
 )
 
 
+SEALED_SECRET = re.compile(r"^\s*kind:\s*[\"']?SealedSecret", re.MULTILINE | re.IGNORECASE)
+SEALED_VALUE = re.compile(r"A[a-zA-Z][A-Za-z0-9+/]{62,}={0,2}")
+
+
+def sealed_ciphertext(value: str, text: str) -> bool:
+    """A value of a SealedSecret manifest's encryptedData: ciphertext only the cluster's controller can open."""
+    return bool(SEALED_VALUE.fullmatch(value) and SEALED_SECRET.search(text))
+
+
 def is_encrypted(value: str) -> bool:
     return bool(ENCRYPTED.search(value.strip()))
 

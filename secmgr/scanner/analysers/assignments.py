@@ -237,17 +237,6 @@ XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""
 
 @analyser("assignment")
 def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
-    sealed = any(SEALED.match(line) for line in lines)
-    for candidate in _assignments(lines, path):
-        if not (sealed and len(candidate.secret) >= 64 and SEALED_VALUE.fullmatch(candidate.secret)):
-            yield candidate  # a SealedSecret's encryptedData is ciphertext only its controller can open
-
-
-SEALED = re.compile(r"^\s*kind:\s*[\"']?SealedSecret")
-SEALED_VALUE = re.compile(r"A[a-zA-Z][A-Za-z0-9+/]+={0,2}")
-
-
-def _assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index, line in enumerate(lines):
         if len(line) > 4000:
             continue  # minified code: no one writes a credential there by hand
