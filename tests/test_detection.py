@@ -116,3 +116,9 @@ def test_history_and_directory_modes_agree(tmp_path: Path) -> None:
     in_history = located(history.scan_log(repo, DETECTOR))
     assert in_history == located(scan_directory(tree, DETECTOR))
     assert {rule for _, _, rule, _ in in_history} >= {p.name.split("--")[0] for p in positives()}
+
+
+def test_the_default_pack_never_needs_every_line() -> None:
+    # A rule without keywords would make history hand every line of every diff to Python.
+    assert not DETECTOR.every_line
+    assert all(rule.keywords or rule.path is not None or rule.analyser or rule.multiline for rule in DETECTOR.rules)

@@ -73,7 +73,10 @@ class Detector:
             if rule.analyser:
                 self.analysers.setdefault(rule.analyser, (registry[rule.analyser], {}))[1][rule.id] = rule
         self.keywords = sorted({k for rule in self.rules for k in rule.keywords})
-        self.every_line = any(not rule.keywords for rule in self.line_rules)
+        # A rule without keywords needs every line, unless it is limited to some paths: then history reads those
+        # files' diffs whole instead (htpasswd files, a Rails master.key).
+        self.every_line = any(not rule.keywords and rule.path is None for rule in self.line_rules)
+        self._path_rules = [r.path for r in self.rules if not r.keywords and r.path is not None]
         # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
         # history re-reads a whole file diff when one of its lines holds one of these.
         self.context_keywords = sorted(
@@ -106,6 +109,8 @@ class Detector:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
         key's marker, a manifest's kind, a YAML block scalar after a name, or a file read whole by its name."""
         if any(WHOLE_FILE_PATHS[name](path) for name in self._whole_paths):
+            return True
+        if any(pattern.search(path) for pattern in self._path_rules):
             return True
         return any(self._context.search(line) for line in lines)
 
