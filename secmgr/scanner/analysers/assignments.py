@@ -61,6 +61,7 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
 SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
+CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
@@ -300,8 +301,12 @@ def _at(
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     spaced = syntax == "" and not NETRC.search(line) and not path.lower().endswith("netrc")
+    if spaced and WEAK.fullmatch(name) and name.islower():
+        return  # "pass `x`", "key points": an English word, not a name
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
+    if quoted and CONTINUED.match(line, at + len(value) + 1):
+        return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "")
