@@ -82,9 +82,9 @@ class Detector:
         self.context_keywords = sorted(
             {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
         )
-        self._context = re.compile(
-            "|".join([*(re.escape(k) for k in self.context_keywords), BLOCK_SCALAR]).encode(), re.IGNORECASE
-        )
+        self._context = re.compile("|".join(re.escape(k) for k in self.context_keywords).encode() or b"(?!)",
+                                   re.IGNORECASE)  # fmt: skip
+        self._block_scalar = re.compile(BLOCK_SCALAR.encode())
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex:
         # a line holding one reaches the decoder even though it holds no keyword as such.
@@ -112,7 +112,13 @@ class Detector:
             return True
         if any(pattern.search(path) for pattern in self._path_rules):
             return True
-        return any(self._context.search(line) for line in lines)
+        for line in lines:
+            if self._context.search(line):
+                return True
+            end = line.rstrip()[-3:]
+            if (b"|" in end or b">" in end) and self._block_scalar.search(line):
+                return True
+        return False
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
