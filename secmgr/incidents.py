@@ -202,8 +202,8 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
         live = not row["whitelisted"]
         group["live"] |= live
         group["new_live"] |= live and row["fingerprint"] in created
-        if live and row["severity_rank"] > group["rank"]:
-            group["rank"], group["severity"] = row["severity_rank"], row["severity"]
+        if live and row["severity_rank"] > group["rank"]:  # the worst live occurrence names the incident
+            group["rank"], group["severity"], group["title"] = row["severity_rank"], row["severity"], title
     if not groups:
         return 0
     keys = list(groups)
@@ -226,7 +226,27 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
     tx.executemany(
         "UPDATE incidents SET last_seen = ?, updated_at = ? WHERE id = ?", [(now_iso(), now_iso(), i) for i in seen]
     )
+    if kind == "secret":
+        _follow_worst(tx, seen)
     return opened
+
+
+def _follow_worst(tx: Transaction, incident_ids: Sequence[int]) -> None:
+    """Secret incidents take severity and title from their worst live occurrence by severity rank."""
+    worst = (
+        "(SELECT o.{column} FROM secrets o WHERE o.repository_id = incidents.repository_id"
+        " AND o.secret_hash = incidents.key AND o.whitelisted = 0 ORDER BY o.severity_rank DESC, o.id LIMIT 1)"
+    )
+    for start in range(0, len(incident_ids), CHUNK):
+        chunk = list(incident_ids[start : start + CHUNK])
+        tx.execute(
+            "UPDATE incidents SET"
+            f" severity = coalesce({worst.format(column='severity')}, severity),"
+            f" severity_rank = coalesce({worst.format(column='severity_rank')}, severity_rank),"
+            f" title = coalesce({worst.format(column='rule')}, title)"
+            f" WHERE type = 'secret' AND id IN ({placeholders(chunk)})",
+            chunk,
+        )
 
 
 def close_fixed(tx: Transaction, repo_id: int, keys: Iterable[str]) -> int:
@@ -262,18 +282,24 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
     # Each key as (repository_id, key, title, severity, live occurrences, incident id, status, resolution).
     if kind == "secret":
         keys = tx.query_tuples(
-            "SELECT k.repository_id, k.key, k.title, k.severity, k.live, i.id, i.status, i.resolution FROM ("
-            " SELECT repository_id, secret_hash AS key, max(rule) AS title, max(severity) AS severity,"
+            "SELECT k.repository_id, k.key, w.rule, w.severity, k.live, i.id, i.status, i.resolution FROM ("
+            " SELECT repository_id, secret_hash AS key,"
             "  (SELECT count(*) FROM secrets o WHERE o.repository_id = s.repository_id"
-            "   AND o.secret_hash = s.secret_hash AND o.whitelisted = 0) AS live"
+            "   AND o.secret_hash = s.secret_hash AND o.whitelisted = 0) AS live,"
+            "  (SELECT o.id FROM secrets o WHERE o.repository_id = s.repository_id AND o.secret_hash = s.secret_hash"
+            "   ORDER BY o.whitelisted, o.severity_rank DESC, o.id LIMIT 1) AS worst"
             f" FROM secrets s WHERE s.id IN ({placeholders(ids)}) GROUP BY repository_id, secret_hash) k"
+            " JOIN secrets w ON w.id = k.worst"
             " LEFT JOIN incidents i ON i.repository_id = k.repository_id AND i.type = 'secret' AND i.key = k.key",
             ids,
         )
     else:
         keys = []
         for row in tx.query(
-            "SELECT repository_id, ecosystem, package, vuln_id, max(severity) AS severity,"
+            "SELECT repository_id, ecosystem, package, vuln_id,"
+            " (SELECT o.severity FROM vulnerabilities o WHERE o.repository_id = v.repository_id"
+            "  AND o.ecosystem = v.ecosystem AND o.package = v.package AND o.vuln_id = v.vuln_id"
+            "  ORDER BY o.whitelisted, o.severity_rank DESC, o.id LIMIT 1) AS severity,"
             " (SELECT count(*) FROM vulnerabilities o WHERE o.repository_id = v.repository_id"
             "  AND o.ecosystem = v.ecosystem AND o.package = v.package AND o.vuln_id = v.vuln_id"
             "  AND o.whitelisted = 0) AS live"
@@ -302,6 +328,8 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
     _log(tx, [(i, "auto-closed", was, "closed", None, reason, "allowlisted") for i, was in close])
     _set_status(tx, [(i, "open", None) for i in reopen])
     _log(tx, [(i, "reopened", "closed", "open", None, "An occurrence is no longer allowlisted", None) for i in reopen])
+    if kind == "secret":
+        _follow_worst(tx, [incident_id for *_, incident_id, _, _ in keys if incident_id is not None])
 
 
 def change_status(

@@ -264,3 +264,32 @@ def test_allowlist_list_and_scope_rules(world: World) -> None:
     allow(world, world.readonly_token, expect=403, name="x", global_=True)
     assert world.api.get("/whitelist/?page=0", world.admin).status_code == 422
     assert modify(world, 9999, expect=404, active=False)
+
+
+def test_incident_takes_severity_and_title_from_its_worst_occurrence(world: World) -> None:
+    # One value seen by a generic rule (medium) and by a specific one (critical), in either order of arrival.
+    a, value = world.repos[0]["id"], "AKIAWORST7QZ2LX9KP4W"
+    world.import_secrets(a, [leak("generic-api-key", value, "settings.py", 4)])
+    (incident,) = [i for i in incidents(world) if i["title"] == "generic-api-key"]
+    assert incident["severity"] == "medium"
+    world.import_secrets(a, [leak("aws-access-token", value, "deploy.py", 9)])
+    worst = world.api.get(f"/incident/{incident['id']}", world.admin).json()
+    assert (worst["severity"], worst["title"]) == ("critical", "aws-access-token")
+
+    # Allowlisted, then no longer: the incident reopens as critical (severity names compare by rank, not text).
+    rule = allow(world, name=value, type="secret", global_=True)
+    assert world.api.get(f"/incident/{incident['id']}", world.admin).json()["status"] == "closed"
+    modify(world, rule["id"], active=False)
+    reopened = world.api.get(f"/incident/{incident['id']}", world.admin).json()
+    assert (reopened["status"], reopened["severity"], reopened["title"]) == ("open", "critical", "aws-access-token")
+
+
+def test_a_new_incident_opened_by_re_evaluation_is_named_by_its_worst_occurrence(world: World) -> None:
+    b, value = world.repos[1]["id"], "AKIAFRESH2QZ7LX9KP4W"
+    rule = allow(world, name=value, type="secret", global_=True)
+    world.import_secrets(b, [leak("generic-api-key", value, "a.py", 1), leak("aws-access-token", value, "b.py", 2)])
+    assert not [i for i in incidents(world) if i["title"] in ("generic-api-key", "aws-access-token")
+                and i["repository"]["id"] == b]  # fmt: skip
+    modify(world, rule["id"], active=False)
+    (opened,) = [i for i in incidents(world) if i["repository"]["id"] == b and i["title"] == "aws-access-token"]
+    assert opened["severity"] == "critical" and opened["status"] == "open"
