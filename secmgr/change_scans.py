@@ -4,6 +4,7 @@ vulnerabilities its lock files introduce, recorded through the ingest path with 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +23,9 @@ from .sql import placeholders
 from .timeutil import now_iso
 
 SCAN_TABLES = ("pr_scans", "live_commit_scans")  # the only tables these helpers write
+
+
+log = logging.getLogger("secmgr.jobs")
 
 
 def _scan_table(table: str) -> str:
@@ -65,7 +69,8 @@ def finish(db: Database, table: str, scan_id: int, outcome: Outcome, extra: str 
 
 
 def run_each_scan(db: Database, table: str, scans: Sequence[Row], work: Callable[[Row], None]) -> int:
-    """Runs `work` on each scan; one that raises JobError is marked failed with the reason. Returns failures."""
+    """Runs `work` on each scan; one that raises is marked failed with the reason (never left processing) and
+    the others go on. Returns the number that failed."""
     failures = 0
     for scan in scans:
         try:
@@ -73,6 +78,10 @@ def run_each_scan(db: Database, table: str, scans: Sequence[Row], work: Callable
         except jobs.JobError as exc:
             failures += 1
             set_status(db, table, [scan["id"]], "failed", {"error": str(exc)})
+        except Exception:
+            log.exception("%s %s failed", table, scan["id"])
+            failures += 1
+            set_status(db, table, [scan["id"]], "failed", {"error": jobs.INTERNAL_ERROR})
     return failures
 
 

@@ -26,6 +26,7 @@ T = TypeVar("T")
 
 log = logging.getLogger("secmgr.jobs")
 MAX_ATTEMPTS = 3
+INTERNAL_ERROR = "Internal error; see the server log"
 JobStatus = Literal["queued", "running", "completed", "failed"]
 
 
@@ -233,7 +234,7 @@ class Workers:
             _finish(self.db, job["id"], "failed", str(exc))
         except Exception:
             log.exception("job %s failed", job["id"])
-            _finish(self.db, job["id"], "failed", "Internal error; see the server log")
+            _finish(self.db, job["id"], "failed", INTERNAL_ERROR)
         else:
             _finish(self.db, job["id"], "completed", None)
 
@@ -277,6 +278,10 @@ def run_each(
             except JobError as exc:
                 counts = exc.counts if isinstance(exc, PartialFailure) else {}
                 failures.append({"repository": name(running[future]), "error": str(exc)})
+            except Exception:  # one repository's surprise is its own line, not the whole job's end
+                log.exception("job %s: %s failed", ctx.job["id"], name(running[future]))
+                counts = {}
+                failures.append({"repository": name(running[future]), "error": INTERNAL_ERROR})
             for key, value in counts.items():
                 totals[key] = totals.get(key, 0) + value
             ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))

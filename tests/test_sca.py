@@ -329,6 +329,19 @@ def test_scan_applies_allowlists_and_keeps_findings_of_unreadable_files(
     assert ("RUSTSEC-2021-0003", "smallvec") in vulnerabilities(api, admin)
 
 
+def test_a_lock_file_nested_too_deeply_is_its_repository_s_failure_line(
+    api: Api, admin: str, connection: dict[str, Any]
+) -> None:
+    vc, repo = connection["vc"], connection["repo"]
+    nested = '{"lockfileVersion": 3, "packages": {"": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}}"
+    commit(repo, {"package-lock.json": nested}, "a lock file no parser can hold")
+    done = scan(api, admin, vc["id"])
+    assert done["status"] == "completed"
+    assert done["failures"] == [{"repository": "svc", "error": "package-lock.json: nested too deeply to read; the "
+                                 "other lock files were scanned"}]  # fmt: skip
+    assert ("RUSTSEC-2021-0003", "smallvec") in vulnerabilities(api, admin)
+
+
 def test_scan_of_an_unknown_connection_is_404(api: Api, admin: str) -> None:
     response = api.post("/vulnerabilities/scan/vcs/999", admin)
     assert response.status_code == 404 and response.json() == {"detail": "Connection not found"}

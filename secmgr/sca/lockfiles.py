@@ -302,6 +302,8 @@ def parse_file(path: str, text: str) -> list[Package]:
         pairs = parser(text)
     except LockfileError:
         raise
+    except RecursionError:
+        raise LockfileError("nested too deeply to read") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise LockfileError(f"unexpected structure ({type(exc).__name__})") from None
     unique = {Package(ecosystem, name, version, path) for name, version in pairs}
