@@ -119,6 +119,16 @@ class Transaction(Session):
         return result
 
 
+class _Closer:
+    """Closes a thread's read connection when the thread's locals are dropped (the thread ended)."""
+
+    def __init__(self, conn: sqlite3.Connection, database: Database) -> None:
+        self.conn, self.database = conn, database
+
+    def __del__(self) -> None:
+        self.database._forget(self.conn)
+
+
 class Database:
     def __init__(self, path: Path, *, time_limit_ms: int = 10_000, busy_timeout_ms: int = 30_000) -> None:
         self.path = Path(path)
@@ -195,7 +205,15 @@ class Database:
             conn.set_progress_handler(deadline.expired, 10_000)
             session = Session(conn, deadline, self.time_limit_ms)
             self._local.session = session
+            # A thread's locals go when the thread ends; its connection goes with them.
+            self._local.closer = _Closer(conn, self)
         return session
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._all_lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        conn.close()
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
         return self._reader().query(sql, params)

@@ -256,6 +256,18 @@ routes = [
 
 
 CONCURRENT_ITEMS = 4
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _item_pool() -> ThreadPoolExecutor:
+    """The one long-lived pool that works on the repositories of every job, CONCURRENT_ITEMS at a time: its
+    threads (and their read connections) last as long as the process, however many jobs run."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=CONCURRENT_ITEMS, thread_name_prefix="secmgr-item")
+        return _pool
 
 
 def run_each(
@@ -265,24 +277,24 @@ def run_each(
     work: Callable[[T], dict[str, int]],
     totals: dict[str, int],
 ) -> None:
-    """Runs `work` on each item, a few at a time; adds what each returns to `totals`. An item that raises
-    JobError is recorded as a failure by `name` and does not stop the others. Progress and counts are kept
+    """Runs `work` on each item, a few at a time in the shared pool; adds what each returns to `totals`. An item
+    that raises is recorded as a failure by `name` and does not stop the others. Progress and counts are kept
     on the job as items finish."""
     failures: list[dict[str, str]] = []
     ctx.progress(0, len(items))
-    with ThreadPoolExecutor(max_workers=CONCURRENT_ITEMS) as pool:
-        running = {pool.submit(work, item): item for item in items}
-        for done, future in enumerate(as_completed(running), start=1):
-            try:
-                counts = future.result()
-            except JobError as exc:
-                counts = exc.counts if isinstance(exc, PartialFailure) else {}
-                failures.append({"repository": name(running[future]), "error": str(exc)})
-            except Exception:  # one repository's surprise is its own line, not the whole job's end
-                log.exception("job %s: %s failed", ctx.job["id"], name(running[future]))
-                counts = {}
-                failures.append({"repository": name(running[future]), "error": INTERNAL_ERROR})
-            for key, value in counts.items():
-                totals[key] = totals.get(key, 0) + value
-            ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))
-            ctx.progress(done, len(items))
+    pool = _item_pool()
+    running = {pool.submit(work, item): item for item in items}
+    for done, future in enumerate(as_completed(running), start=1):
+        try:
+            counts = future.result()
+        except JobError as exc:
+            counts = exc.counts if isinstance(exc, PartialFailure) else {}
+            failures.append({"repository": name(running[future]), "error": str(exc)})
+        except Exception:  # one repository's surprise is its own line, not the whole job's end
+            log.exception("job %s: %s failed", ctx.job["id"], name(running[future]))
+            counts = {}
+            failures.append({"repository": name(running[future]), "error": INTERNAL_ERROR})
+        for key, value in counts.items():
+            totals[key] = totals.get(key, 0) + value
+        ctx.record(totals, sorted(failures, key=lambda f: f["repository"]))
+        ctx.progress(done, len(items))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from secmgr import jobs
 from secmgr.cli import main
 from secmgr.sca.versions import affects
 
@@ -442,3 +445,22 @@ def test_import_vulnerabilities_cli(api: Api, admin: str, connection: dict[str, 
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["created"] == 2
     assert api.get("/vulnerabilities/", admin).json()["total"] == 2
+
+
+def open_descriptors() -> int:
+    gc.collect()  # connections of databases other tests left behind close when collected
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux) to count descriptors")
+def test_descriptors_stay_flat_over_many_jobs(api: Api, admin: str, connection: dict[str, Any]) -> None:
+    # Each job works on its repositories in the shared pool: no thread, and no read connection, per job.
+    vc = connection["vc"]
+    for _ in range(3):
+        scan(api, admin, vc["id"])  # the pool's threads and their connections exist from here on
+    before = open_descriptors()
+    for _ in range(60):
+        assert scan(api, admin, vc["id"])["status"] == "completed"
+    # At most the pool growing to its size, each thread with one read connection (a database and a WAL file);
+    # a thread or a connection per job would add hundreds.
+    assert open_descriptors() - before <= 2 * jobs.CONCURRENT_ITEMS
