@@ -13,7 +13,8 @@ from pathlib import Path
 
 from secmgr import ingest, severity
 from secmgr.db import Database
-from secmgr.ingest import Origin, SecretFinding
+from secmgr.findings import SecretFinding
+from secmgr.ingest import Origin
 from secmgr.timeutil import now_iso
 
 HOT_RULE = "generic-api-key"  # a tenth of all findings, for the allowlist benchmark

@@ -12,7 +12,8 @@ from typing import Any
 
 from . import ingest, jobs
 from .db import Database, Row
-from .ingest import Origin, VulnerabilityFinding
+from .findings import VulnerabilityFinding
+from .ingest import Origin
 from .sca.scan import vulnerabilities_at
 from .sca.versions import name_key
 from .scanner import history

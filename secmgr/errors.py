@@ -95,3 +95,15 @@ def from_pydantic(exc: ValidationError, prefix: str) -> ValidationFailed:
         {"loc": [prefix, *error["loc"]], "msg": error["msg"], "type": error["type"]}
         for error in exc.errors(include_url=False, include_input=False, include_context=False)
     )
+
+
+class JobError(Exception):
+    """A job failure whose message is safe to show (no tokens, no secret values)."""
+
+
+class PartialFailure(JobError):
+    """An item that was partly done: its counts stand, and the message says what was not done."""
+
+    def __init__(self, message: str, counts: dict[str, int]) -> None:
+        super().__init__(message)
+        self.counts = counts

@@ -12,6 +12,7 @@ from pydantic import Field
 from . import ingest, jobs, mirrors, vcs
 from .db import Transaction
 from .errors import invalid
+from .findings import SecretFinding
 from .scanner import history
 from .scanner.engine import Detector
 from .scanner.rules import load
@@ -53,7 +54,7 @@ def scan_repository(ctx: jobs.JobContext, repo_id: int, mirror: Path, detector: 
     ignored = history.ignored_fingerprints(mirror)
     totals = {"created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
     new_tips = mirrors.tips(mirror)
-    batch: list[ingest.SecretFinding] = []
+    batch: list[SecretFinding] = []
 
     def flush() -> None:
         result = ctx.db.transaction(lambda tx: ingest.ingest_secrets(tx, repo_id, batch))

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from .db import Database, Executor, Row, Transaction
-from .errors import found
+from .errors import JobError, PartialFailure, found
 from .sql import Where, order_by
 from .timeutil import now_iso
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
@@ -168,18 +168,6 @@ def _finish(db: Database, job_id: int, status: str, error: str | None) -> None:
         "UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
         (status, error, now, now, job_id),
     )
-
-
-class JobError(Exception):
-    """A job failure whose message is safe to show (no tokens, no secret values)."""
-
-
-class PartialFailure(JobError):
-    """An item that was partly done: its counts stand, and the message says what was not done."""
-
-    def __init__(self, message: str, counts: dict[str, int]) -> None:
-        super().__init__(message)
-        self.counts = counts
 
 
 class JobQueued(BaseModel):

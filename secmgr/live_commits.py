@@ -13,9 +13,8 @@ from .db import Database, Row, Transaction
 from .findings_query import Filter, Ids
 from .ingest import Origin
 from .pr_scans import SCAN_TYPES, ScanStatus, ScanType
-from .reports import parse_date
 from .sql import Where, order_by, placeholders
-from .timeutil import now_iso
+from .timeutil import now_iso, parse_date
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 from .webhook_events import PushEvent
 

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .jobs import JobError
+from .errors import JobError
 
 TIMEOUT = 600
 

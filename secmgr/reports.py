@@ -7,15 +7,13 @@ caller stores nothing of it.
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from .errors import from_pydantic, invalid
-from .ingest import SecretFinding
-from .timeutil import iso
+from .findings import SecretFinding
+from .timeutil import parse_date
 
 Text = Annotated[str, Field(max_length=1_000_000)]
 Count = Annotated[int, Field(ge=0, le=2**31 - 1)]
@@ -26,34 +24,6 @@ class _Lenient(BaseModel):
     """Scanners add fields between versions; unknown ones are ignored, known ones are checked."""
 
     model_config = ConfigDict(extra="ignore")
-
-
-_DATE_FORMATS = ("%a %b %d %H:%M:%S %Y %z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%d %H:%M:%S", "%d/%m/%Y %H:%M:%S")
-
-
-def _parse_moment(text: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text.replace(" UTC", "+00:00"))
-    except ValueError:
-        pass
-    try:
-        return parsedate_to_datetime(text)
-    except (ValueError, TypeError, IndexError):
-        pass
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    return None
-
-
-def parse_date(value: str | None) -> str | None:
-    """Best effort: ISO 8601, RFC 2822, or git's default format; else no date."""
-    moment = _parse_moment(value.strip()) if value else None
-    if moment is None:
-        return None
-    return iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 class GitleaksItem(_Lenient):

@@ -8,7 +8,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
-from secmgr.ingest import VulnerabilityFinding, ingest_vulnerabilities
+from secmgr.findings import VulnerabilityFinding
+from secmgr.ingest import ingest_vulnerabilities
 from secmgr.settings import Settings
 
 ADMIN_PASSWORD = "admin-password-1"

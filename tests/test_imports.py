@@ -18,3 +18,33 @@ def test_each_module_imports_alone() -> None:
     result = subprocess.run([sys.executable, "-c", f"import subprocess, sys; {script}"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(MODULES) > 20
+
+
+def test_secmgr_scan_imports_nothing_of_the_web_stack(tmp_path: Path) -> None:
+    (tmp_path / "app.env").write_text("DB_PASSWORD=Xk9#mP2vLq\n")
+    script = (
+        "import sys; from secmgr.cli import main;"
+        f" code = main(['scan', {str(tmp_path)!r}, '--no-git', '--report', {str(tmp_path / 'r.json')!r}]);"
+        " loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn', 'sqlite3')"
+        " or m in ('secmgr.web', 'secmgr.db', 'secmgr.app', 'secmgr.ingest', 'secmgr.allowlists'));"
+        " print(code, loaded)"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.stdout.strip() == "1 []", (result.stdout, result.stderr[-2000:])
+
+
+def test_lower_layers_never_import_higher_ones() -> None:
+    # scanner/, sca/ and vcs_providers/ know nothing of HTTP; shared types sit below the modules with routes.
+    import ast
+
+    package = Path(secmgr.__file__).parent
+    routed = {p.stem for p in package.glob("*.py") if "routes = [" in p.read_text()}
+    web = {"web", "app", "ui", "auth", "login"} | routed
+    offenders = []
+    for layer in ("scanner", "vcs_providers", "findings.py", "timeutil.py", "severity.py", "hashing.py"):
+        for path in [package / layer] if layer.endswith(".py") else sorted((package / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level:
+                    if node.module.split(".")[-1] in web or node.module.split(".")[0] in web:
+                        offenders.append(f"{path.relative_to(package)} imports {node.module}")
+    assert offenders == []

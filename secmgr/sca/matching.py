@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..db import Executor, Row
-from ..ingest import VulnerabilityFinding
+from ..findings import VulnerabilityFinding
 from ..sql import placeholders
 from .lockfiles import Package
 from .versions import affects

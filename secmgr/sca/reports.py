@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..db import Executor
 from ..errors import from_pydantic, invalid
-from ..ingest import VulnerabilityFinding
+from ..findings import VulnerabilityFinding
 from . import osv
 from .lockfiles import Package
 from .matching import Hit, findings_for, match, summary_of

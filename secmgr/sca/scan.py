@@ -8,7 +8,7 @@ from typing import Any
 from .. import ingest, jobs, mirrors, vcs
 from ..db import Executor
 from ..errors import NotFound
-from ..ingest import VulnerabilityFinding
+from ..findings import VulnerabilityFinding
 from ..web import USER, Context, Endpoint
 from .lockfiles import LockfileError, Package, parse_file, parser_for
 from .matching import match

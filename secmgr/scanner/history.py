@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ingest import SecretFinding
-from ..reports import parse_date
+from ..findings import SecretFinding
+from ..timeutil import parse_date
 from .engine import Detector, Match, skipped_path
 
 HEADER = "\x1ecommit\x1e"

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..ingest import SecretFinding
+from ..findings import SecretFinding
 from . import history
 from .engine import Detector, skipped_path
 

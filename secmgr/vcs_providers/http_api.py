@@ -9,7 +9,7 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
-from ..jobs import JobError
+from ..errors import JobError
 
 TIMEOUT = 30
 MAX_PAGES = 1000
