@@ -82,10 +82,9 @@ def jwt(secret: str) -> str | None:
     return "high"
 
 
-@validator("base64-credentials")
-def base64_credentials(secret: str) -> str | None:
-    """`user:password` in base64 (HTTP Basic, docker `auth`): both parts present and printable."""
-    raw = b64decode_loose(secret)
+def decoded_credentials(encoded: str) -> tuple[str, str] | None:
+    """(user, password) from base64 of `user:password` (HTTP Basic, docker `auth`): both present and printable."""
+    raw = b64decode_loose(encoded)
     if raw is None:
         return None
     try:
@@ -95,4 +94,9 @@ def base64_credentials(secret: str) -> str | None:
     user, colon, password = text.partition(":")
     if not colon or not user or len(password) < 3 or not text.isprintable():
         return None
-    return "high"
+    return user, password
+
+
+@validator("base64-credentials")
+def base64_credentials(secret: str) -> str | None:
+    return "high" if decoded_credentials(secret) is not None else None

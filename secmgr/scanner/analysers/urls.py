@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from .. import filters
-from ..validators import b64decode_loose
+from ..validators import decoded_credentials
 from . import Candidate, analyser
 
 BASIC = re.compile(
@@ -26,20 +26,6 @@ STAND_IN = re.compile(
 )
 
 
-def _credentials(encoded: str) -> tuple[str, str] | None:
-    raw = b64decode_loose(encoded)
-    if raw is None:
-        return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    user, colon, password = text.partition(":")
-    if not colon or not user or len(password) < 3 or not text.isprintable():
-        return None
-    return user, password
-
-
 @analyser("basic-credentials")
 def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """`Basic <base64 of user:password>` whose decoded password is not a stand-in."""
@@ -47,7 +33,7 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
         if "basic" not in line.lower():
             continue
         for found in BASIC.finditer(line):
-            pair = _credentials(found.group(1))
+            pair = decoded_credentials(found.group(1))
             if pair is None:
                 continue
             user, password = pair
