@@ -47,6 +47,7 @@ from .sca import scan as sca_scan
 from .settings import Settings
 from .web import PUBLIC, AppState, Context, Endpoint, JSONResponse, routes
 
+REQUEST_WRITER_WAIT = 2.0  # seconds a request waits for the writer before a 503 with Retry-After
 WORKER_THREADS = 16  # each keeps one read connection
 JOB_KINDS = {
     "fetch": fetch.run,
@@ -196,7 +197,12 @@ def create_app(settings: Settings) -> Starlette:
             passwords=passwords,
             limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds),
             authenticate=partial(current_user, db, tokens),
-            workers=ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="secmgr-worker"),
+            workers=ThreadPoolExecutor(
+                max_workers=WORKER_THREADS,
+                thread_name_prefix="secmgr-worker",
+                initializer=db.wait_for_writer_at_most,
+                initargs=(REQUEST_WRITER_WAIT,),
+            ),
             jobs=jobs.Workers(db, settings, JOB_KINDS, count=settings.job_workers),
         )
         app.state.secmgr.jobs.start()

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import Conflict, ServiceUnavailable
+from .errors import Conflict, ServiceUnavailable, WriterBusy
 
 Row = dict[str, Any]
 Params = Sequence[Any] | dict[str, Any]
@@ -140,6 +140,7 @@ class Database:
         self._write_lock = threading.Lock()
         self._writer: sqlite3.Connection | None = None
         self._writer_deadline = _Deadline()
+        self._waits = threading.local()  # how long this thread waits for the writer; unset: as long as it takes
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> Database:
@@ -225,9 +226,16 @@ class Database:
         return self._reader().scalar(sql, params)
 
     # -- writes --------------------------------------------------------------------------------
+    def wait_for_writer_at_most(self, seconds: float) -> None:
+        """From now on this thread gives up on the writer after `seconds` (WriterBusy, a 503 with Retry-After):
+        request threads set it, so a long import or re-evaluation never hangs a request."""
+        self._waits.seconds = seconds
+
     def transaction(self, fn: Callable[[Transaction], T]) -> T:
         """Run `fn` inside one BEGIN IMMEDIATE transaction on the single writer connection."""
-        with self._write_lock:
+        if not self._write_lock.acquire(timeout=getattr(self._waits, "seconds", -1)):
+            raise WriterBusy()
+        try:
             conn = self._writer
             if conn is None:
                 raise RuntimeError("database is not open")
@@ -239,6 +247,8 @@ class Database:
                 raise
             conn.execute("COMMIT")
             return result
+        finally:
+            self._write_lock.release()
 
     def execute(self, sql: str, params: Params = ()) -> int:
         return self.transaction(lambda tx: tx.execute(sql, params))

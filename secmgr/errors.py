@@ -72,6 +72,13 @@ class ServiceUnavailable(AppError):
     default_detail = "Service unavailable"
 
 
+class WriterBusy(ServiceUnavailable):
+    default_detail = "The database is busy with a long write; try again shortly"
+
+    def __init__(self, retry_after: int = 2) -> None:
+        super().__init__(None, headers={"Retry-After": str(retry_after)})
+
+
 class ValidationFailed(AppError):
     status = 422
     default_detail = "Validation failed"

@@ -119,3 +119,28 @@ def test_schema_is_idempotent(tmp_path: Path) -> None:
         database = Database(tmp_path / "again.db").open()
         assert database.scalar("SELECT count(*) FROM schema_version") == 1
         database.close()
+
+
+def test_a_request_waits_for_the_writer_at_most_its_limit_then_gets_a_503(api, admin) -> None:  # type: ignore[no-untyped-def]
+    # A long write (an import, a re-evaluation) holds the writer; a request that needs it answers 503 with
+    # Retry-After after the request threads' limit, never hangs; reads go on meanwhile.
+    db: Database = api.client.app.state.secmgr.db
+    holding, release = threading.Event(), threading.Event()
+
+    def long_write(tx) -> None:  # type: ignore[no-untyped-def]
+        holding.set()
+        release.wait(30)
+
+    writer = threading.Thread(target=db.transaction, args=(long_write,))
+    writer.start()
+    try:
+        assert holding.wait(10)
+        busy = api.post("/groups/", admin, json={"name": "while-busy"})
+        assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
+        assert busy.json() == {"detail": "The database is busy with a long write; try again shortly"}
+        assert api.get("/groups/", admin).status_code == 200
+    finally:
+        release.set()
+        writer.join()
+    assert api.post("/groups/", admin, json={"name": "after"}).status_code == 201
+    assert [g["name"] for g in api.get("/groups/", admin).json()["items"]] == ["after"]
