@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -125,8 +126,22 @@ def store(tx: Transaction, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
     return {"created": len(fresh) - len(replaced), "updated": len(replaced), "unchanged": len(latest) - len(fresh)}
 
 
+IMPORT_BATCH = 1_000  # records per transaction: the writer is free between batches for everyone else
+
+
 def import_records(db: Database, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
-    return db.transaction(lambda tx: store(tx, records))
+    """Stores validated records in batches, each its own transaction. Upserts are idempotent, so an import cut
+    short leaves whole batches stored and the same import run again completes it."""
+    latest: dict[str, osv.OsvRecord] = {}
+    for record in records:
+        if record.id not in latest or record.modified > latest[record.id].modified:
+            latest[record.id] = record
+    batch = list(latest.values())
+    totals = {"created": 0, "updated": 0, "unchanged": 0}
+    for start in range(0, len(batch), IMPORT_BATCH):
+        for key, value in db.transaction(partial(store, records=batch[start : start + IMPORT_BATCH])).items():
+            totals[key] += value
+    return totals
 
 
 def public(row: Row) -> dict[str, Any]:
