@@ -175,6 +175,17 @@ def test_advisories_import_upserts_by_modified_and_reads_back(api: Api, admin: s
     assert api.get("/advisories/?limit=3", admin).json()["total"] == 8
 
 
+def test_an_import_larger_than_a_batch_counts_across_batches(api: Api, admin: str) -> None:
+    records = [{**record("GO-2022-0274"), "id": f"TEST-{n:05d}", "aliases": []} for n in range(2_500)]
+    records.append({**records[0], "modified": "2031-01-01T00:00:00Z"})  # a later version of one id, last
+    assert api.post("/advisories/import", admin, json=records).json() == {"created": 2_500, "updated": 0,
+                                                                          "unchanged": 0}  # fmt: skip
+    assert api.get("/advisories/TEST-00000", admin).json()["modified"].startswith("2031-01-01")
+    again = api.post("/advisories/import", admin, json=records[:-1]).json()
+    assert again == {"created": 0, "updated": 0, "unchanged": 2_500}
+    assert api.get("/advisories/?limit=1", admin).json()["total"] == 2_500
+
+
 def test_advisories_import_from_a_zip_and_withdrawn_records(api: Api, admin: str) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
