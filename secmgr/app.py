@@ -96,10 +96,15 @@ def all_endpoints() -> list[Endpoint]:
 
 
 class RequestContext:
-    """Outermost middleware: a request id, security headers, one access log line, and the 500 body."""
+    """Outermost middleware: a request id, security headers, one access log line, and the 500 body.
 
-    def __init__(self, app: ASGIApp) -> None:
+    With `reraise`, the exception goes on up after the 500 is sent, as starlette's ServerErrorMiddleware does in
+    debug: the test suite's in-process client then fails on any server bug instead of seeing a polite 500.
+    """
+
+    def __init__(self, app: ASGIApp, reraise: bool = False) -> None:
         self.app = app
+        self.reraise = reraise
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -130,6 +135,8 @@ class RequestContext:
                 raise
             body = JSONResponse({"detail": "Internal server error", "request_id": request_id}, status_code=500)
             await body(scope, receive, send_with_headers)
+            if self.reraise:
+                raise
         finally:
             # The path only: query strings may carry secret values being searched for.
             access_log.info(
@@ -171,7 +178,7 @@ def bootstrap_admin(db: Database, settings: Settings, passwords: PasswordHasher)
         print(f"secmgr: created user 'admin' with password: {password}", file=sys.stderr, flush=True)
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> Starlette:
     def openapi_json(ctx: Context) -> Response:
         return Response(openapi_body, media_type="application/json")
 
@@ -220,7 +227,7 @@ def create_app(settings: Settings) -> Starlette:
     )
     app.state.endpoints = endpoints
     app.state.openapi = document
-    app.add_middleware(RequestContext)
+    app.add_middleware(RequestContext, reraise=reraise_server_errors)
     return app
 
 

@@ -77,7 +77,7 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as test_client:
         yield test_client
 
 

@@ -162,7 +162,7 @@ def test_role_change_takes_effect_at_once(api: Api, admin: str) -> None:
 def test_generated_key_is_private_and_tokens_survive_restart(settings, api: Api, admin: str) -> None:
     mode = stat.S_IMODE(settings.key_path.stat().st_mode)
     assert mode == 0o600
-    with TestClient(create_app(settings)) as restarted:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as restarted:
         assert restarted.get("/users/1", headers=Api.auth(admin)).status_code == 200
 
 
@@ -170,7 +170,7 @@ def test_secret_key_from_settings_is_used(tmp_path) -> None:
     from secmgr.settings import Settings
 
     settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, secret_key="k" * 40)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         token = Api(client).login("admin", ADMIN_PASSWORD)
         assert jwt.decode(token, "k" * 40, algorithms=["HS256"])["sub"] == "1"
     assert not settings.key_path.exists()
@@ -182,7 +182,7 @@ def test_token_ttl_from_environment(tmp_path) -> None:
     settings = Settings.from_env(
         {"SECMGR_TOKEN_TTL": "120", "SECMGR_DATA_DIR": str(tmp_path / "d"), "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD}
     )
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         body = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
     assert body["expires_in"] == 120
     claims = jwt.decode(body["access_token"], options={"verify_signature": False})
@@ -193,7 +193,7 @@ def test_a_token_used_once_still_expires_on_time(tmp_path) -> None:
     from secmgr.settings import Settings
 
     settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, token_ttl=1)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         token = api.login("admin", ADMIN_PASSWORD)
         assert api.get("/users/1", token).status_code == 200

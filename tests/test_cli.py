@@ -84,7 +84,7 @@ def test_create_user_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
     from secmgr.app import create_app
     from secmgr.settings import Settings
 
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"))) as client:
+    with TestClient(create_app(Settings(data_dir=tmp_path / "data"), reraise_server_errors=True)) as client:
         response = client.post("/auth/login", json={"username": "ops", "password": "cli-password-1"})
         assert response.status_code == 200
         # An existing user means no bootstrap admin is created.
@@ -102,7 +102,7 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
     from .conftest import ADMIN_PASSWORD, Api, leak
 
     settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
         vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(tmp_path)}).json()
@@ -119,7 +119,7 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
     report.write_text(json.dumps([{"RuleID": "jwt"}]))
     assert main([*args, str(report)]) == 2
     assert "0.Secret" in capsys.readouterr().err
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         assert api.get("/secrets/", api.login("admin", ADMIN_PASSWORD)).json()["total"] == 2
 

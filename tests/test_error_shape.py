@@ -161,6 +161,15 @@ def test_unhandled_error_is_a_500_with_request_id_and_no_trace(caplog: pytest.Lo
     assert body["request_id"] in caplog.text
 
 
+def test_the_test_client_sees_server_errors_raised() -> None:
+    async def broken(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http":
+            raise RuntimeError("a server bug")
+
+    with pytest.raises(RuntimeError, match="a server bug"):
+        TestClient(RequestContext(broken, reraise=True)).get("/anything")
+
+
 def test_a_wrong_method_lists_every_method_of_the_path(api: Api, admin: str) -> None:
     for path, methods in [("/users/", {"GET", "POST"}), ("/users/1", {"GET", "PUT", "DELETE"}),
                           ("/advisories/import", {"POST"})]:  # fmt: skip

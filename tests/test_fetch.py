@@ -130,7 +130,7 @@ def test_restart_requeues_a_running_job(tmp_path: Path) -> None:
 
     settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, job_workers=0)
     make_repos(tmp_path / "repos")
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
         vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(tmp_path / "repos")}).json()
@@ -146,7 +146,7 @@ def test_restart_requeues_a_running_job(tmp_path: Path) -> None:
     assert db.scalar("SELECT status FROM jobs WHERE id = ?", (job_id,)) == "failed"
     db.execute("UPDATE jobs SET status = 'running', attempts = 1 WHERE id = ?", (job_id,))
     db.close()
-    with TestClient(create_app(settings.with_(job_workers=1))) as client:
+    with TestClient(create_app(settings.with_(job_workers=1), reraise_server_errors=True)) as client:
         api = Api(client)
         job = wait_for(api, api.login("admin", ADMIN_PASSWORD), job_id)
         assert job["status"] == "completed" and job["attempts"] == 2

@@ -116,7 +116,7 @@ def test_an_allowlisted_secret_no_longer_blocks_and_the_threshold_is_configurabl
     assert again["SECRET"]["block_status"] is False and again["SECRET"]["secret_count"] == 1
 
     strict = settings.with_(data_dir=settings.data_dir.parent / "strict", block_severity="medium")
-    with TestClient(create_app(strict)) as client:
+    with TestClient(create_app(strict, reraise_server_errors=True)) as client:
         other = Forge(Api(client), Api(client).login("admin", ADMIN_PASSWORD), forge.repo.parent.parent / "strict")
         scans = other.scans(other.deliver("pull_request", other.pull_request()))
         assert scans["VULNERABILITY"]["block_status"] is True
