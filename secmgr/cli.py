@@ -121,7 +121,7 @@ def import_advisories(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     try:
-        records = osv.read_path(Path(args.path))
+        records = osv.read_path(Path(args.path), settings.archive_limits)
     except OSError as exc:
         print(f"secmgr: cannot read {args.path}: {exc.strerror}", file=sys.stderr)
         return 1

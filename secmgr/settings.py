@@ -8,10 +8,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .limits import ArchiveLimits
 from .passwords import MIN_LENGTH as MIN_PASSWORD_LENGTH
 
 BLOCKING_SEVERITIES = ("critical", "high", "medium", "low", "informational")
 MIB = 1024 * 1024
+ARCHIVE_SETTINGS = (
+    ("SECMGR_ARCHIVE_MEMBER_MB", "archive_member_mb"),
+    ("SECMGR_ARCHIVE_TOTAL_MB", "archive_total_mb"),
+    ("SECMGR_ARCHIVE_MEMBERS", "archive_members"),
+)
 MIN_KEY_BYTES = 32  # RFC 7518 §3.2: an HS256 key at least as long as the hash
 
 
@@ -31,6 +37,9 @@ class Settings:
     rules_path: Path | None = None
     job_workers: int = 2
     block_severity: str = "high"
+    archive_member_mb: int = ArchiveLimits.member_bytes // MIB
+    archive_total_mb: int = ArchiveLimits.total_bytes // MIB
+    archive_members: int = ArchiveLimits.members
 
     def __post_init__(self) -> None:
         if self.secret_key is not None and len(self.secret_key.encode()) < MIN_KEY_BYTES:
@@ -39,6 +48,10 @@ class Settings:
             raise ValueError(f"SECMGR_ADMIN_PASSWORD must be at least {MIN_PASSWORD_LENGTH} characters")
         if not 0 <= self.job_workers <= 64:
             raise ValueError("SECMGR_JOB_WORKERS must be between 0 and 64")
+        if min(self.archive_member_mb, self.archive_total_mb, self.archive_members) <= 0:
+            raise ValueError(
+                "SECMGR_ARCHIVE_MEMBER_MB, SECMGR_ARCHIVE_TOTAL_MB and SECMGR_ARCHIVE_MEMBERS must be positive"
+            )
         if self.token_ttl <= 0:
             raise ValueError("SECMGR_TOKEN_TTL must be positive")
         if self.block_severity not in BLOCKING_SEVERITIES:
@@ -47,6 +60,10 @@ class Settings:
     @property
     def database_path(self) -> Path:
         return self.data_dir / "secmgr.db"
+
+    @property
+    def archive_limits(self) -> ArchiveLimits:
+        return ArchiveLimits(self.archive_member_mb * MIB, self.archive_total_mb * MIB, self.archive_members)
 
     @property
     def key_path(self) -> Path:
@@ -71,6 +88,16 @@ class Settings:
             values["block_severity"] = env["SECMGR_BLOCK_SEVERITY"].strip().lower()
         if env.get("SECMGR_RULES"):
             values["rules_path"] = Path(env["SECMGR_RULES"])
+        for name, field in (
+            ("SECMGR_ARCHIVE_MEMBER_MB", "archive_member_mb"),
+            ("SECMGR_ARCHIVE_TOTAL_MB", "archive_total_mb"),
+            ("SECMGR_ARCHIVE_MEMBERS", "archive_members"),
+        ):
+            if env.get(name):
+                try:
+                    values[field] = int(env[name])
+                except ValueError:
+                    raise ValueError(f"{name} must be a whole number") from None
         if env.get("SECMGR_TOKEN_TTL"):
             try:
                 values["token_ttl"] = int(env["SECMGR_TOKEN_TTL"])

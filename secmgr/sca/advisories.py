@@ -207,7 +207,7 @@ def get_advisory(ctx: Context) -> dict[str, Any]:
 
 
 def post_import(ctx: Context) -> dict[str, Any]:
-    return import_records(ctx.db, osv.read_upload(ctx.body))
+    return import_records(ctx.db, osv.read_upload(ctx.body, ctx.state.settings.archive_limits))
 
 
 routes = [

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +11,7 @@ from cvss import CVSS2, CVSS3, CVSS4
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..errors import ValidationFailed, from_pydantic, invalid
+from ..limits import ArchiveLimits, zip_members
 from ..severity import Severity
 
 Text = Annotated[str, Field(max_length=1_000_000)]
@@ -133,35 +132,28 @@ def parse_records(raw: bytes, where: str = "body") -> list[OsvRecord]:
         raise failed from None
 
 
-def _zip_members(raw: bytes, where: str) -> Iterator[tuple[str, bytes]]:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
-        raise invalid([where], "Not a zip archive") from None
-    with archive:
-        for info in archive.infolist():
-            if not info.is_dir() and info.filename.endswith(".json"):
-                yield info.filename, archive.read(info)
+def _json_members(raw: bytes, where: str, limits: ArchiveLimits) -> Iterator[tuple[str, bytes]]:
+    return zip_members(raw, where, limits, lambda name: name.endswith(".json"))
 
 
-def read_upload(raw: bytes) -> list[OsvRecord]:
+def read_upload(raw: bytes, limits: ArchiveLimits) -> list[OsvRecord]:
     """An upload: a zip of OSV JSON files (as osv.dev exports them), or JSON (one record or an array)."""
     if raw[:4] == b"PK\x03\x04":
-        return _records_of_members(_zip_members(raw, "body"), "body")
+        return _records_of_members(_json_members(raw, "body", limits), "body")
     return parse_records(raw)
 
 
-def read_path(path: Path) -> list[OsvRecord]:
+def read_path(path: Path, limits: ArchiveLimits) -> list[OsvRecord]:
     """A file (JSON or zip) or a directory of them, read recursively."""
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".zip"))
         records: list[OsvRecord] = []
         for file in files:
-            records += read_path(file)
+            records += read_path(file, limits)
         return records
     raw = path.read_bytes()
     if raw[:4] == b"PK\x03\x04":
-        return _records_of_members(_zip_members(raw, str(path)), str(path))
+        return _records_of_members(_json_members(raw, str(path), limits), str(path))
     return parse_records(raw, str(path))
 
 
