@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from . import ingest, jobs, mirrors, vcs
+from . import ingest, jobs, mirrors, outbound, vcs
 from .db import Transaction
 from .errors import invalid
 from .findings import SecretFinding
@@ -96,6 +96,8 @@ def run(ctx: jobs.JobContext) -> None:
     vc_id = int(vc["id"])
 
     def one(remote: RemoteRepo) -> dict[str, int]:
+        if vc["type"] != "local":
+            outbound.check_clone_url(vc["url"], remote.clone_url)
         repo_id = ctx.db.transaction(partial(_upsert_repo, vc_id=vc_id, remote=remote))
         mirror = mirrors.path_for(ctx.settings.data_dir, vc_id, repo_id)
         mirrors.sync(remote.clone_url, mirror, credentials)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from . import ingest
+from . import ingest, outbound
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .sql import Where, order_by
@@ -91,6 +91,8 @@ def check_url(vc_type: str, url: str) -> None:
             raise invalid(["body", "url"], "A local connection's url must be an existing directory")
     elif not url.startswith(("http://", "https://")):
         raise invalid(["body", "url"], "A github or gitlab connection's url must be an http(s) API base URL")
+    elif reason := outbound.refused(url):
+        raise invalid(["body", "url"], f"A github or gitlab connection's url {reason}")
 
 
 # -- SQL --------------------------------------------------------------------------------------------

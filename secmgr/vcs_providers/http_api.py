@@ -1,36 +1,28 @@
-"""Paged JSON listings from GitHub's and GitLab's REST APIs, with the stdlib HTTP client."""
+"""Paged JSON listings from GitHub's and GitLab's REST APIs, the token kept to the API's own origin."""
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 from ..errors import JobError
+from ..outbound import get_json, origin
 
-TIMEOUT = 30
 MAX_PAGES = 1000
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
 def pages(url: str, headers: dict[str, str]) -> Iterator[list[dict[str, Any]]]:
-    """Each page of a listing, following `Link: <…>; rel="next"` (both APIs send it)."""
+    """Each page of a listing, following `Link: <…>; rel="next"` (both APIs send it) within the API's origin."""
+    home = origin(url)
     next_url: str | None = url
     for _ in range(MAX_PAGES):
         if next_url is None:
             return
-        request = urllib.request.Request(next_url, headers={"Accept": "application/json", **headers})
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:  # noqa: S310 - an admin-set API URL
-                body = json.load(response)
-                link = response.headers.get("Link", "")
-        except urllib.error.HTTPError as exc:
-            raise JobError(f"The API answered {exc.code} for {next_url.split('?')[0]}") from None
-        except (urllib.error.URLError, TimeoutError, ValueError) as exc:
-            raise JobError(f"The API could not be read: {type(exc).__name__}") from None
+        if origin(next_url) != home:
+            raise JobError("The API's next page is on another origin; the connection's token is not sent there")
+        body, link = get_json(next_url, headers)
         if not isinstance(body, list):
             raise JobError("The API did not answer with a list of repositories")
         yield body
