@@ -35,6 +35,7 @@ class Settings:
     login_max_failures: int = 5
     login_window_seconds: int = 900
     rules_path: Path | None = None
+    local_roots: tuple[Path, ...] = ()  # directories a local connection may name (empty: any but the data dir)
     job_workers: int = 2
     block_severity: str = "high"
     archive_member_mb: int = ArchiveLimits.member_bytes // MIB
@@ -88,6 +89,8 @@ class Settings:
             values["block_severity"] = env["SECMGR_BLOCK_SEVERITY"].strip().lower()
         if env.get("SECMGR_RULES"):
             values["rules_path"] = Path(env["SECMGR_RULES"])
+        if env.get("SECMGR_LOCAL_ROOTS"):
+            values["local_roots"] = tuple(Path(p) for p in env["SECMGR_LOCAL_ROOTS"].split(":") if p)
         for name, field in (
             ("SECMGR_ARCHIVE_MEMBER_MB", "archive_member_mb"),
             ("SECMGR_ARCHIVE_TOTAL_MB", "archive_total_mb"),

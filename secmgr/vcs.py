@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from . import ingest, outbound
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
+from .settings import Settings
 from .sql import Where, order_by
 from .timeutil import now_iso
 from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Strict, envelope
@@ -85,10 +86,20 @@ def _is_directory(path: str) -> bool:
         return False
 
 
-def check_url(vc_type: str, url: str) -> None:
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def check_url(vc_type: str, url: str, settings: Settings) -> None:
     if vc_type == "local":
         if not _is_directory(url):
             raise invalid(["body", "url"], "A local connection's url must be an existing directory")
+        directory, data = Path(url).resolve(), settings.data_dir.resolve()
+        if _inside(directory, data) or _inside(data, directory):
+            raise invalid(["body", "url"], "A local connection may not name the data directory or hold it")
+        roots = [root.resolve() for root in settings.local_roots]
+        if roots and not any(_inside(directory, root) for root in roots):
+            raise invalid(["body", "url"], "A local connection's directory must be inside SECMGR_LOCAL_ROOTS")
     elif not url.startswith(("http://", "https://")):
         raise invalid(["body", "url"], "A github or gitlab connection's url must be an http(s) API base URL")
     elif reason := outbound.refused(url):
@@ -135,14 +146,14 @@ def insert(tx: Transaction, body: VcCreate, actor: int) -> Row:
     return created
 
 
-def update(tx: Transaction, vc_id: int, changes: dict[str, Any]) -> Row:
+def update(tx: Transaction, vc_id: int, changes: dict[str, Any], settings: Settings) -> Row:
     vc = get_row(tx, vc_id)
     if vc is None:
         raise NotFound("Connection not found")
     if "name" in changes:
         _check_name(tx, changes["name"], exclude=vc_id)
     new = {name: changes.get(name, vc[name]) for name in ("name", "type", "url", "token", "webhook_secret")}
-    check_url(str(new["type"]), str(new["url"]))
+    check_url(str(new["type"]), str(new["url"]), settings)
     tx.execute(
         "UPDATE vcs SET name = ?, type = ?, url = ?, token = ?, webhook_secret = ?, updated_at = ? WHERE id = ?",
         (*new.values(), now_iso(), vc_id),
@@ -170,7 +181,7 @@ def get_vcs(ctx: Context) -> dict[str, Any]:
 
 def create_vc(ctx: Context) -> dict[str, Any]:
     body: VcCreate = ctx.body
-    check_url(body.type, body.url)
+    check_url(body.type, body.url, ctx.state.settings)
     return public(ctx.db.transaction(lambda tx: insert(tx, body, ctx.uid)))
 
 
@@ -180,7 +191,7 @@ def get_vc(ctx: Context) -> dict[str, Any]:
 
 def update_vc(ctx: Context) -> dict[str, Any]:
     changes = ctx.body.changes()
-    return public(ctx.db.transaction(lambda tx: update(tx, ctx.path["vc_id"], changes)))
+    return public(ctx.db.transaction(lambda tx: update(tx, ctx.path["vc_id"], changes, ctx.state.settings)))
 
 
 def delete_vc(ctx: Context) -> dict[str, Any]:

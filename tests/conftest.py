@@ -70,6 +70,13 @@ class Api:
         return user, self.login(user["username"], fields.get("password", "password-123"))
 
 
+def repos_dir(tmp_path: Path) -> Path:
+    """A directory for a local connection beside the data directory (a connection may not hold that)."""
+    directory = tmp_path / "local-repos"
+    directory.mkdir(exist_ok=True)
+    return directory
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)

@@ -99,13 +99,13 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
     from secmgr.app import create_app
     from secmgr.settings import Settings
 
-    from .conftest import ADMIN_PASSWORD, Api, leak
+    from .conftest import ADMIN_PASSWORD, Api, leak, repos_dir
 
     settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
-        vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(tmp_path)}).json()
+        vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(repos_dir(tmp_path))}).json()
         repo = api.post("/repo/", admin, json={"name": "r", "repoUrl": "u", "vc_id": vc["id"]}).json()
     report = tmp_path / "report.json"
     report.write_text(json.dumps([leak("jwt", "eyJ.a.b", "x.py", 1), leak("jwt", "eyJ.c.d", "y.py", 2)]))

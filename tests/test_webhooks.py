@@ -13,7 +13,7 @@ from secmgr.app import create_app
 from secmgr.settings import Settings
 
 from . import webhook_payloads as hooks
-from .conftest import ADMIN_PASSWORD, Api
+from .conftest import ADMIN_PASSWORD, Api, repos_dir
 from .test_fetch import AWS, GITHUB, commit, git, wait_for
 from .test_sca import import_fixtures
 
@@ -115,7 +115,7 @@ def test_an_allowlisted_secret_no_longer_blocks_and_the_threshold_is_configurabl
     again = forge.scans(forge.deliver("pull_request", forge.pull_request(action="synchronize")))
     assert again["SECRET"]["block_status"] is False and again["SECRET"]["secret_count"] == 1
 
-    strict = settings.with_(data_dir=settings.data_dir.parent / "strict", block_severity="medium")
+    strict = settings.with_(data_dir=settings.data_dir.parent / "strict-data", block_severity="medium")
     with TestClient(create_app(strict, reraise_server_errors=True)) as client:
         other = Forge(Api(client), Api(client).login("admin", ADMIN_PASSWORD), forge.repo.parent.parent / "strict")
         scans = other.scans(other.deliver("pull_request", other.pull_request()))
@@ -142,7 +142,7 @@ def test_bad_signatures_record_nothing(forge: Forge, api: Api, admin: str, heade
 
 
 def test_wrong_connection_and_connection_without_secret(forge: Forge, api: Api, admin: str, tmp_path: Path) -> None:
-    other = api.post("/vc/", admin, json={"name": "other", "type": "local", "url": str(tmp_path)}).json()
+    other = api.post("/vc/", admin, json={"name": "other", "type": "local", "url": str(repos_dir(tmp_path))}).json()
     assert forge.deliver("pull_request", forge.pull_request(), vc_id=other["id"]).status_code == 401  # no secret
     api.put(f"/vc/{other['id']}", admin, json={"webhook_secret": "another-secret-987"})
     assert forge.deliver("pull_request", forge.pull_request(), vc_id=other["id"]).status_code == 401

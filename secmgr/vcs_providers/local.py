@@ -19,9 +19,12 @@ def _default_branch(path: Path) -> str:
 
 
 def list_repositories(url: str) -> list[RemoteRepo]:
-    root = Path(url)
+    """The repositories directly under `url`; a symbolic link that leads out of it is not followed."""
+    root = Path(url).resolve()
     repos = []
     for entry in sorted(root.iterdir()):
+        if root not in entry.resolve().parents:
+            continue
         if entry.is_dir() and _is_repository(entry):
             name = entry.name[:-4] if entry.name.endswith(".git") else entry.name
             repos.append(RemoteRepo(name=name, clone_url=str(entry.resolve()), default_branch=_default_branch(entry)))
