@@ -105,12 +105,19 @@ class Rule:
     key: str
 
 
-def infer_type(db: Executor, name: str) -> AllowType:
+def infer_type(db: Executor, name: str, scope: int | None) -> AllowType:
+    """The kind of allowlist a name is, judged from the findings the caller may see (a group-bound caller learns
+    nothing of other groups' findings from it)."""
     if ADVISORY_ID.match(name):
         return "vulnerability"
-    if name.lower() in severity.RULE_SEVERITY or db.scalar("SELECT 1 FROM secrets WHERE rule = ? LIMIT 1", (name,)):
+
+    def seen(column: str) -> bool:
+        where = Where().add(f"{column} = ?", name).in_scope("repository_id", scope)
+        return bool(db.scalar(f"SELECT 1 FROM secrets {where.sql} LIMIT 1", where.params))
+
+    if name.lower() in severity.RULE_SEVERITY or seen("rule"):
         return "rule"
-    if FINGERPRINT.match(name) and db.scalar("SELECT 1 FROM secrets WHERE fingerprint = ? LIMIT 1", (name,)):
+    if FINGERPRINT.match(name) and seen("fingerprint"):
         return "fingerprint"
     return "secret"
 
@@ -302,7 +309,7 @@ def _appended(comments: str, text: str, actor: int) -> str:
 def create(tx: Transaction, body: AllowlistCreate, actor: int, scope: int | None) -> dict[str, Any]:
     state = body.model_dump()
     _check_scope(tx, state, scope)
-    kind = body.type or infer_type(tx, body.name)
+    kind = body.type or infer_type(tx, body.name, scope)
     now = now_iso()
     row = tx.query_one(
         "INSERT INTO allowlists (name, type, match_key, active, global_, comments, created_by, updated_by,"
@@ -328,7 +335,7 @@ def modify(
         "vcs": changes.get("vcs", links["vcs"]),
     }
     _check_scope(tx, state, scope)
-    kind = changes.get("type") or (current["type"] if "name" not in changes else infer_type(tx, state["name"]))
+    kind = changes.get("type") or (current["type"] if "name" not in changes else infer_type(tx, state["name"], scope))
     before = Rule(current["type"], current["match_key"])
     after = Rule(kind, match_key(kind, state["name"]))
     tx.execute(

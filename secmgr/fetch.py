@@ -90,6 +90,11 @@ def run(ctx: jobs.JobContext) -> None:
     if vc is None:
         raise jobs.JobError("The connection no longer exists")
     remotes = _list(vc)
+    if ctx.scope is not None:  # a group-bound starter: only the group's repositories of this connection
+        known = {r["name"].lower(): int(r["id"]) for r in ctx.db.query("SELECT id, name FROM repos WHERE vc_id = ?",
+                                                                         (vc["id"],))}  # fmt: skip
+        allowed = ctx.in_scope(list(known.values()))
+        remotes = [r for r in remotes if known.get(r.name.lower()) in allowed]
     detector = Detector(load(ctx.settings.rules_path))
     credentials = mirrors.credentials_env(vc["type"], vc["token"])
     totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}

@@ -85,8 +85,10 @@ def enqueue(tx: Transaction, kind: str, vc_id: int | None, params: dict[str, Any
 
 
 def start(ctx: Context, kind: str, vc_id: int) -> dict[str, Any]:
-    """Queues a job for the caller and wakes the workers: the 202 answer of the endpoints that start one."""
-    job = ctx.db.transaction(lambda tx: enqueue(tx, kind, vc_id, {}, ctx.uid))
+    """Queues a job for the caller and wakes the workers: the 202 answer of the endpoints that start one. A
+    caller bound to a group starts a job that covers only that group's repositories."""
+    params = {} if ctx.scope is None else {"scope": ctx.scope}
+    job = ctx.db.transaction(lambda tx: enqueue(tx, kind, vc_id, params, ctx.uid))
     ctx.state.jobs.wake()
     return {"job_id": job["id"], "status": job["status"]}
 
@@ -122,8 +124,11 @@ def recover(db: Database) -> None:
     db.transaction(write)
 
 
-def list_jobs(db: Database, q: JobQuery) -> tuple[list[Row], int]:
+def list_jobs(db: Database, q: JobQuery, owner: int | None = None) -> tuple[list[Row], int]:
+    """Jobs; with `owner`, only those that user started (a group-bound user sees its own jobs only)."""
     where = Where()
+    if owner is not None:
+        where.add("created_by = ?", owner)
     if q.status:
         where.add("status = ?", q.status)
     if q.kind:
@@ -148,6 +153,19 @@ class JobContext:
     @property
     def params(self) -> dict[str, Any]:
         return dict(json.loads(self.job["params"]))
+
+    @property
+    def scope(self) -> int | None:
+        """The group the job's starter was bound to: the job covers only that group's repositories."""
+        scope = self.params.get("scope")
+        return None if scope is None else int(scope)
+
+    def in_scope(self, repo_ids: Sequence[int]) -> set[int]:
+        """The repositories among `repo_ids` the job may touch."""
+        if self.scope is None:
+            return set(repo_ids)
+        rows = self.db.query("SELECT repo_id FROM group_repos WHERE group_id = ?", (self.scope,))
+        return set(repo_ids) & {int(r["repo_id"]) for r in rows}
 
     def progress(self, done: int, total: int) -> None:
         self.db.execute(
@@ -228,13 +246,19 @@ class Workers:
 
 
 # -- handlers ---------------------------------------------------------------------------------------
+def _owner(ctx: Context) -> int | None:
+    return None if ctx.scope is None else ctx.uid
+
+
 def get_jobs(ctx: Context) -> dict[str, Any]:
-    rows, total = list_jobs(ctx.db, ctx.query)
+    rows, total = list_jobs(ctx.db, ctx.query, _owner(ctx))
     return envelope([public(r) for r in rows], total, ctx.query)
 
 
 def get_job(ctx: Context) -> dict[str, Any]:
-    return public(found(get_row(ctx.db, ctx.path["job_id"]), "Job"))
+    job = get_row(ctx.db, ctx.path["job_id"])
+    owner = _owner(ctx)
+    return public(found(job if job is None or owner is None or job["created_by"] == owner else None, "Job"))
 
 
 routes = [

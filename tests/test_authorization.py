@@ -171,7 +171,8 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
     ("GET", "/live_commits/"): (lambda w: ("/live_commits/", None), signed_in()),
     ("GET", "/live_commits/scan/"): (lambda w: ("/live_commits/scan/", None), signed_in()),
     ("GET", "/jobs/"): (lambda w: ("/jobs/", None), signed_in()),
-    ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in()),
+    # A group-bound user sees only the jobs it started: the fixture's job is an admin's.
+    ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in(scoped=404)),
 }  # fmt: skip
 
 

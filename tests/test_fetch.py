@@ -13,7 +13,7 @@ from secmgr.app import create_app
 from secmgr.db import Database
 from secmgr.jobs import recover
 
-from .conftest import ADMIN_PASSWORD, Api
+from .conftest import ADMIN_PASSWORD, Api, repos_dir
 
 AWS = "AKIA4HZQ7W2NTXLR5MVD"
 GITHUB = "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"
@@ -202,3 +202,24 @@ def test_a_url_no_process_can_take_is_a_job_error(tmp_path: Path) -> None:
 
     with pytest.raises(JobError, match="could not be run"):
         mirrors.sync("/repos/a\x00b", tmp_path / "mirror.git")
+
+
+def test_a_group_bound_user_s_jobs_cover_its_group_and_only_it_sees_them(api: Api, admin: str, tmp_path: Path) -> None:
+    make_repos(repos_dir(tmp_path))
+    vc = api.post("/vc/", admin, json={"name": "src", "type": "local", "url": str(repos_dir(tmp_path))}).json()
+    first = wait_for(api, admin, api.post("/repo/fetch/all", admin, json={"vc_id": vc["id"]}).json()["job_id"])
+    assert first["counts"]["repositories"] == 2
+    repos = {r["name"]: r["id"] for r in api.get("/repo/", admin).json()["items"]}
+    group = api.post("/groups/", admin, json={"name": "team", "repos": [repos["lib"]]}).json()
+    _, token = api.user_with_token(admin, "user", group_id=group["id"])
+
+    started = api.post("/repo/fetch/all", token, json={"vc_id": vc["id"]}).json()["job_id"]
+    mine = wait_for(api, token, started)
+    assert mine["status"] == "completed" and mine["counts"]["repositories"] == 1
+    assert mine["progress"] == {"done": 1, "total": 1}
+    scan = wait_for(api, token, api.post(f"/vulnerabilities/scan/vcs/{vc['id']}", token).json()["job_id"])
+    assert scan["counts"]["repositories"] == 1
+    # The group-bound user sees the jobs it started and no other; an admin sees all.
+    assert [j["id"] for j in api.get("/jobs/", token).json()["items"]] == sorted([started, scan["id"]])
+    assert api.get(f"/jobs/{first['id']}", token).status_code == 404
+    assert api.get("/jobs/", admin).json()["total"] == 3

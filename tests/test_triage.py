@@ -293,3 +293,15 @@ def test_a_new_incident_opened_by_re_evaluation_is_named_by_its_worst_occurrence
     modify(world, rule["id"], active=False)
     (opened,) = [i for i in incidents(world) if i["repository"]["id"] == b and i["title"] == "aws-access-token"]
     assert opened["severity"] == "critical" and opened["status"] == "open"
+
+
+def test_type_inference_sees_only_the_caller_s_findings(world: World) -> None:
+    # beta's finding is not the group-bound caller's to know of: its fingerprint reads as a plain value there.
+    a, b = world.repos[0]["id"], world.repos[1]["id"]
+    fingerprint = "c0ffee:deploy.sh:github-pat:1"
+    assert world.api.get(f"/secrets/?repo_ids={b}", world.admin).json()["items"][0]["fingerprint"] == fingerprint
+    _, scoped = world.api.user_with_token(world.admin, "user", group_id=world.group_a["id"])
+    mine = allow(world, scoped, name=fingerprint, repos=[a])
+    assert mine["type"] == "secret"
+    theirs = allow(world, name=fingerprint, repos=[b])
+    assert theirs["type"] == "fingerprint"

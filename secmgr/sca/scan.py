@@ -44,6 +44,8 @@ def run(ctx: jobs.JobContext) -> None:
     repositories = ctx.db.query(
         "SELECT id, name, repo_url, default_branch FROM repos WHERE vc_id = ? ORDER BY id", (vc["id"],)
     )
+    allowed = ctx.in_scope([int(r["id"]) for r in repositories])
+    repositories = [r for r in repositories if int(r["id"]) in allowed]
     credentials = mirrors.credentials_env(vc["type"], vc["token"])
     totals = {"repositories": len(repositories), "packages": 0, "created": 0, "updated": 0, "whitelisted": 0,
               "incidents_opened": 0, "fixed": 0}  # fmt: skip
