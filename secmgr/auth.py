@@ -17,6 +17,7 @@ from starlette.requests import Request
 from . import users
 from .db import Database, Row
 from .errors import TooManyRequests, Unauthorized
+from .files import private_directory
 from .settings import Settings
 
 ALGORITHM = "HS256"
@@ -27,7 +28,7 @@ def load_or_create_key(settings: Settings) -> str:
     if settings.secret_key:
         return settings.secret_key
     path: Path = settings.key_path
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_directory(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

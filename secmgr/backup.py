@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .files import private_file
+
 
 class BackupError(Exception):
     pass
@@ -38,6 +40,7 @@ def backup(database: Path, target: Path) -> dict[str, Any]:
         raise BackupError(f"{target} exists; choose a new file")
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
+    private_file(partial)  # a backup holds every secret found: its owner's alone, like the database
     source = sqlite3.connect(database, timeout=30)
     copy = sqlite3.connect(partial)
     try:
@@ -92,6 +95,7 @@ def restore(database: Path, source: Path) -> dict[str, Any]:
     for suffix in ("-wal", "-shm"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
     staged = database.with_name(database.name + ".restoring")
+    private_file(staged)
     staged.write_bytes(source.read_bytes())
     _sync(staged)
     os.replace(staged, database)

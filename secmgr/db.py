@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import Conflict, ServiceUnavailable, WriterBusy
+from .files import private_directory, private_file
 
 Row = dict[str, Any]
 Params = Sequence[Any] | dict[str, Any]
@@ -144,7 +145,8 @@ class Database:
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> Database:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(self.path.parent)
+        private_file(self.path)  # SQLite gives the -wal and -shm files the database file's mode
         self._writer = self._connect(readonly=False)
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._migrate(self._writer)

@@ -144,3 +144,23 @@ def test_a_request_waits_for_the_writer_at_most_its_limit_then_gets_a_503(api, a
         writer.join()
     assert api.post("/groups/", admin, json={"name": "after"}).status_code == 201
     assert [g["name"] for g in api.get("/groups/", admin).json()["items"]] == ["after"]
+
+
+def test_the_data_directory_database_and_backups_are_their_owner_s(tmp_path: Path) -> None:
+    from secmgr.backup import backup, restore
+
+    data = tmp_path / "fresh" / "data"
+    database = Database(data / "secmgr.db").open()
+    database.execute("CREATE TABLE IF NOT EXISTS t2 (x)")
+    modes = {p.name: p.stat().st_mode & 0o777 for p in data.iterdir()}
+    assert data.stat().st_mode & 0o777 == 0o700
+    assert modes == {"secmgr.db": 0o600, "secmgr.db-wal": 0o600, "secmgr.db-shm": 0o600}
+    copy = tmp_path / "copy.db"
+    backup(database.path, copy)
+    assert copy.stat().st_mode & 0o777 == 0o600
+    database.close()
+    (data / "secmgr.db").chmod(0o644)  # a database an older version created: narrowed when opened
+    Database(data / "secmgr.db").open().close()
+    assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
+    restore(data / "secmgr.db", copy)
+    assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
