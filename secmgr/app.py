@@ -197,6 +197,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
         passwords = PasswordHasher()
         tokens = TokenService(load_or_create_key(settings), settings.token_ttl)
         bootstrap_admin(db, settings, passwords)
+        vcs.seal_stored(db, settings)  # credentials an older version stored in clear
         app.state.secmgr = AppState(
             settings=settings,
             db=db,

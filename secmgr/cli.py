@@ -141,6 +141,7 @@ def worker(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from . import vcs
     from .app import JOB_KINDS
     from .db import Database
     from .jobs import Workers
@@ -148,6 +149,7 @@ def worker(args: argparse.Namespace) -> int:
     settings = _settings(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     db = Database(settings.database_path).open()
+    vcs.seal_stored(db, settings)
     workers = Workers(db, settings, JOB_KINDS, count=max(1, settings.job_workers))
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -181,6 +183,40 @@ def scan(args: argparse.Namespace) -> int:
         print(text)
     print(f"secmgr: {len(findings)} finding(s)", file=sys.stderr)
     return 1 if findings else 0
+
+
+def rotate_key(args: argparse.Namespace) -> int:
+    """Seals every stored credential with a new key. With a key file: the new key is written beside the old one
+    first, the credentials are resealed in one transaction, then the new key replaces the old one, so a crash at
+    any point leaves a key that opens everything. With SECMGR_ENCRYPTION_KEY: the new key comes from
+    SECMGR_NEW_ENCRYPTION_KEY, and the operator sets it as SECMGR_ENCRYPTION_KEY afterwards."""
+    from . import crypto, vcs
+    from .db import Database
+    from .files import private_file
+
+    settings = _settings(args)
+    db = Database(settings.database_path).open()
+    try:
+        old = settings.sealer
+        if settings.encryption_key:
+            new_text = os.environ.get("SECMGR_NEW_ENCRYPTION_KEY")
+            if not new_text:
+                print("secmgr: the key comes from SECMGR_ENCRYPTION_KEY; give the new one in SECMGR_NEW_ENCRYPTION_KEY",
+                      file=sys.stderr)  # fmt: skip
+                return 2
+            changed = vcs.seal_stored(db, settings.with_(encryption_key=new_text), opened_by=old)
+        else:
+            key_file, next_file = settings.data_dir / crypto.KEY_FILE, settings.data_dir / crypto.NEXT_KEY_FILE
+            private_file(next_file)
+            next_file.write_bytes(crypto.new_key())
+            crypto.sealer.cache_clear()
+            changed = vcs.seal_stored(db, settings, opened_by=old)  # sealed with the next key, opened with the old
+            os.replace(next_file, key_file)
+            crypto.sealer.cache_clear()
+    finally:
+        db.close()
+    print(f"secmgr: {changed} connection(s) resealed with the new key", file=sys.stderr)
+    return 0
 
 
 def backup_command(args: argparse.Namespace) -> int:
@@ -263,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
         k.add_argument("file", help="the report, or - for standard input")
         data_dir_option(k)
         k.set_defaults(func=import_report)
+
+    p = commands.add_parser("rotate-key", help="reseal stored connection tokens and webhook secrets with a new key")
+    data_dir_option(p)
+    p.set_defaults(func=rotate_key)
 
     p = commands.add_parser("backup", help="copy the database to PATH while the server runs (SQLite online backup)")
     p.add_argument("path", help="a new file")

@@ -27,11 +27,11 @@ class FetchAll(Strict):
     vc_id: Annotated[int, Field(ge=1, le=ID_MAX)]
 
 
-def _list(vc: dict[str, Any]) -> list[RemoteRepo]:
+def _list(vc: dict[str, Any], token: str | None) -> list[RemoteRepo]:
     if vc["type"] == "github":
-        return github.list_repositories(vc["url"], vc["token"])
+        return github.list_repositories(vc["url"], token)
     if vc["type"] == "gitlab":
-        return gitlab.list_repositories(vc["url"], vc["token"])
+        return gitlab.list_repositories(vc["url"], token)
     return local.list_repositories(vc["url"])
 
 
@@ -89,14 +89,14 @@ def run(ctx: jobs.JobContext) -> None:
     vc = vcs.get_row(ctx.db, int(ctx.job["vc_id"] or 0))
     if vc is None:
         raise jobs.JobError("The connection no longer exists")
-    remotes = _list(vc)
+    remotes = _list(vc, vcs.token(vc, ctx.settings))
     if ctx.scope is not None:  # a group-bound starter: only the group's repositories of this connection
         known = {r["name"].lower(): int(r["id"]) for r in ctx.db.query("SELECT id, name FROM repos WHERE vc_id = ?",
                                                                          (vc["id"],))}  # fmt: skip
         allowed = ctx.in_scope(list(known.values()))
         remotes = [r for r in remotes if known.get(r.name.lower()) in allowed]
     detector = Detector(load(ctx.settings.rules_path))
-    credentials = mirrors.credentials_env(vc["type"], vc["token"])
+    credentials = mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings))
     totals = {"repositories": len(remotes), "created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
     vc_id = int(vc["id"])
 

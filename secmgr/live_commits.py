@@ -177,7 +177,7 @@ def run(ctx: jobs.JobContext) -> None:
     try:
         if vc is None:
             raise jobs.JobError("The connection no longer exists")
-        mirrors.sync(scans[0]["repo_url"], mirror, mirrors.credentials_env(vc["type"], vc["token"]))
+        mirrors.sync(scans[0]["repo_url"], mirror, mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings)))
     except jobs.JobError as exc:
         change_scans.set_status(ctx.db, "live_commit_scans", ids, "failed", {"error": str(exc)})
         raise

@@ -148,7 +148,7 @@ def run(ctx: jobs.JobContext) -> None:
         raise jobs.JobError("The connection no longer exists")
     mirror = mirrors.path_for(ctx.settings.data_dir, int(vc["id"]), int(first["repo_id"]))
     try:
-        mirrors.sync(first["repo_url"], mirror, mirrors.credentials_env(vc["type"], vc["token"]))
+        mirrors.sync(first["repo_url"], mirror, mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings)))
         # The commit the event names, when it names one; else where the provider publishes the head.
         refs = json.loads(first["other_details"]).get("fetch_refs", [])
         head = mirrors.resolve(mirror, [first["head_sha"]] if first["head_sha"] else refs)

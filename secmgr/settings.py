@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .crypto import Sealer, sealer
 from .limits import ArchiveLimits
 from .passwords import MIN_LENGTH as MIN_PASSWORD_LENGTH
 
@@ -36,6 +37,7 @@ class Settings:
     login_window_seconds: int = 900
     rules_path: Path | None = None
     local_roots: tuple[Path, ...] = ()  # directories a local connection may name (empty: any but the data dir)
+    encryption_key: str | None = None  # SECMGR_ENCRYPTION_KEY; else <data-dir>/encryption.key
     job_workers: int = 2
     block_severity: str = "high"
     archive_member_mb: int = ArchiveLimits.member_bytes // MIB
@@ -61,6 +63,11 @@ class Settings:
     @property
     def database_path(self) -> Path:
         return self.data_dir / "secmgr.db"
+
+    @property
+    def sealer(self) -> Sealer:
+        """Seals and opens stored credentials with the key kept outside the database."""
+        return sealer(self.data_dir.resolve(), self.encryption_key)
 
     @property
     def archive_limits(self) -> ArchiveLimits:
@@ -89,6 +96,8 @@ class Settings:
             values["block_severity"] = env["SECMGR_BLOCK_SEVERITY"].strip().lower()
         if env.get("SECMGR_RULES"):
             values["rules_path"] = Path(env["SECMGR_RULES"])
+        if env.get("SECMGR_ENCRYPTION_KEY"):
+            values["encryption_key"] = env["SECMGR_ENCRYPTION_KEY"]
         if env.get("SECMGR_LOCAL_ROOTS"):
             values["local_roots"] = tuple(Path(p) for p in env["SECMGR_LOCAL_ROOTS"].split(":") if p)
         for name, field in (

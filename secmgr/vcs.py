@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from . import ingest, outbound
+from .crypto import Sealer
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .settings import Settings
@@ -106,6 +107,37 @@ def check_url(vc_type: str, url: str, settings: Settings) -> None:
         raise invalid(["body", "url"], f"A github or gitlab connection's url {reason}")
 
 
+# -- credentials at rest ----------------------------------------------------------------------------
+def token(vc: Row, settings: Settings) -> str | None:
+    """The connection's token, opened (it is stored sealed)."""
+    return settings.sealer.open(vc["token"])
+
+
+def webhook_secret(vc: Row, settings: Settings) -> str | None:
+    return settings.sealer.open(vc["webhook_secret"])
+
+
+def seal_stored(db: Database, settings: Settings, opened_by: Sealer | None = None) -> int:
+    """Seals every stored credential: those an older version stored in clear, or all of them again with the
+    current key after `opened_by` (the old key) opened them. Returns how many connections changed."""
+    sealer = settings.sealer
+
+    def work(tx: Transaction) -> int:
+        changed = 0
+        for row in tx.query("SELECT id, token, webhook_secret FROM vcs"):
+            values = [row["token"], row["webhook_secret"]]
+            if opened_by is not None:
+                values = [sealer.seal(opened_by.open(v)) if v is not None else None for v in values]
+            else:
+                values = [sealer.seal(v) for v in values]
+            if values != [row["token"], row["webhook_secret"]]:
+                tx.execute("UPDATE vcs SET token = ?, webhook_secret = ? WHERE id = ?", (*values, row["id"]))
+                changed += 1
+        return changed
+
+    return db.transaction(work)
+
+
 # -- SQL --------------------------------------------------------------------------------------------
 def get_row(db: Executor, vc_id: int) -> Row | None:
     return db.query_one(f"{SELECT} WHERE v.id = ?", (vc_id,))
@@ -132,13 +164,22 @@ def _check_name(tx: Executor, name: str, exclude: int = 0) -> None:
         raise Conflict("A connection with this name already exists")
 
 
-def insert(tx: Transaction, body: VcCreate, actor: int) -> Row:
+def insert(tx: Transaction, body: VcCreate, actor: int, settings: Settings) -> Row:
     _check_name(tx, body.name)
     now = now_iso()
     row = tx.query_one(
         "INSERT INTO vcs (name, type, url, token, webhook_secret, created_by, created_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (body.name, body.type, body.url, body.token, body.webhook_secret, actor, now, now),
+        (
+            body.name,
+            body.type,
+            body.url,
+            settings.sealer.seal(body.token),
+            settings.sealer.seal(body.webhook_secret),
+            actor,
+            now,
+            now,
+        ),  # fmt: skip
     )
     assert row is not None
     created = get_row(tx, row["id"])
@@ -153,6 +194,8 @@ def update(tx: Transaction, vc_id: int, changes: dict[str, Any], settings: Setti
     if "name" in changes:
         _check_name(tx, changes["name"], exclude=vc_id)
     new = {name: changes.get(name, vc[name]) for name in ("name", "type", "url", "token", "webhook_secret")}
+    for name in ("token", "webhook_secret"):
+        new[name] = settings.sealer.seal(new[name])
     check_url(str(new["type"]), str(new["url"]), settings)
     tx.execute(
         "UPDATE vcs SET name = ?, type = ?, url = ?, token = ?, webhook_secret = ?, updated_at = ? WHERE id = ?",
@@ -182,7 +225,7 @@ def get_vcs(ctx: Context) -> dict[str, Any]:
 def create_vc(ctx: Context) -> dict[str, Any]:
     body: VcCreate = ctx.body
     check_url(body.type, body.url, ctx.state.settings)
-    return public(ctx.db.transaction(lambda tx: insert(tx, body, ctx.uid)))
+    return public(ctx.db.transaction(lambda tx: insert(tx, body, ctx.uid, ctx.state.settings)))
 
 
 def get_vc(ctx: Context) -> dict[str, Any]:

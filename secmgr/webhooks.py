@@ -16,7 +16,7 @@ from . import jobs, live_commits, pr_scans, vcs
 from .db import Row, Transaction
 from .errors import AppError
 from .findings_query import Id
-from .settings import MIB
+from .settings import MIB, Settings
 from .timeutil import now_iso
 from .web import PUBLIC, Context, Endpoint
 from .webhook_events import Event, Provider, PullRequestEvent, RepoRef, read
@@ -42,10 +42,10 @@ class Delivery(BaseModel):
     live_commit_scan_ids: list[int] = []
 
 
-def verify(provider: Provider, vc: Row | None, headers: Any, body: bytes) -> None:
+def verify(provider: Provider, vc: Row | None, headers: Any, body: bytes, settings: Settings) -> None:
     """HMAC-SHA256 of the body (GitHub) or the shared token (GitLab), compared in constant time; the same
     work and the same answer whether the connection exists, has no secret, or the signature is wrong."""
-    secret = (vc["webhook_secret"] if vc else None) or ""
+    secret = (vcs.webhook_secret(vc, settings) if vc else None) or ""
     key = secret.encode() or _PLACEHOLDER_SECRET
     if provider == "github":
         given = headers.get("x-hub-signature-256", "")
@@ -107,7 +107,7 @@ def _record(tx: Transaction, vc: Row, provider: Provider, delivery_id: str, name
 def receive(provider: Provider, ctx: Context) -> dict[str, Any]:
     vc = vcs.get_row(ctx.db, ctx.query.vc_id)
     headers = ctx.request.headers
-    verify(provider, vc, headers, ctx.body)
+    verify(provider, vc, headers, ctx.body, ctx.state.settings)
     assert vc is not None
     if provider == "github":
         name, delivery_id = headers.get("x-github-event", ""), headers.get("x-github-delivery", "")

@@ -46,7 +46,7 @@ def run(ctx: jobs.JobContext) -> None:
     )
     allowed = ctx.in_scope([int(r["id"]) for r in repositories])
     repositories = [r for r in repositories if int(r["id"]) in allowed]
-    credentials = mirrors.credentials_env(vc["type"], vc["token"])
+    credentials = mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings))
     totals = {"repositories": len(repositories), "packages": 0, "created": 0, "updated": 0, "whitelisted": 0,
               "incidents_opened": 0, "fixed": 0}  # fmt: skip
 
