@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from . import ingest, vcs
+from . import ingest, outbound, vcs
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .findings_query import RepositorySummary
@@ -93,11 +94,29 @@ def list_repos(db: Database, q: RepoQuery, scope: int | None) -> tuple[list[Row]
     return rows, int(total)
 
 
+def check_repo_url(vc: Row | None, url: str) -> None:
+    """A repository's URL belongs to its connection: the connection's origin (github, gitlab), which is where its
+    token goes, or a path inside the connection's directory (local)."""
+    if vc is None:
+        return
+    if vc["type"] == "local":
+        path = url[len("file://") :] if url.startswith("file://") else url
+        try:
+            resolved, root = Path(path).resolve(), Path(vc["url"]).resolve()
+        except (OSError, ValueError):
+            resolved, root = None, None
+        if resolved is None or root is None or not Path(path).is_absolute() or root not in resolved.parents:
+            raise invalid(["body", "repoUrl"], "A local connection's repository must be a path inside its directory")
+    elif outbound.origin(url) not in outbound.clone_origins(vc["url"]):
+        raise invalid(["body", "repoUrl"], "The repository's URL must be on its connection's origin")
+
+
 def insert(tx: Transaction, body: RepoCreate) -> Row:
     if not vcs.exists(tx, body.vc_id):
         raise invalid(["body", "vc_id"], f"Connection {body.vc_id} does not exist")
     if tx.scalar("SELECT 1 FROM repos WHERE vc_id = ? AND lower(name) = lower(?)", (body.vc_id, body.name)):
         raise Conflict("This connection already has a repository with this name")
+    check_repo_url(vcs.get_row(tx, body.vc_id), body.repoUrl)
     now = now_iso()
     row = tx.query_one(
         "INSERT INTO repos (vc_id, name, repo_url, author, default_branch, created_at, updated_at)"

@@ -117,7 +117,9 @@ class World:
         directory.mkdir(parents=True, exist_ok=True)
         self.vc = api.post("/vc/", admin, json={"name": "local", "type": "local", "url": str(directory)}).json()
         self.repos = [
-            api.post("/repo/", admin, json={"name": name, "repoUrl": f"file:///{name}", "vc_id": self.vc["id"]}).json()
+            api.post(
+                "/repo/", admin, json={"name": name, "repoUrl": f"file://{directory}/{name}", "vc_id": self.vc["id"]}
+            ).json()
             for name in ["alpha", "beta", "gamma"]
         ]
         a, b, _ = (r["id"] for r in self.repos)

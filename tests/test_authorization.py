@@ -53,7 +53,8 @@ def _throwaway_vc(w: World) -> tuple[str, Any]:
 
 
 def _new_repo(w: World) -> tuple[str, Any]:
-    return "/repo/", {"name": f"r{_unique()}", "repoUrl": "https://git.example/r.git", "vc_id": w.vc["id"]}
+    name = f"r{_unique()}"
+    return "/repo/", {"name": name, "repoUrl": f"{w.vc['url']}/{name}", "vc_id": w.vc["id"]}
 
 
 def _throwaway_repo(w: World) -> tuple[str, Any]:

@@ -106,7 +106,9 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
         vc = api.post("/vc/", admin, json={"name": "l", "type": "local", "url": str(repos_dir(tmp_path))}).json()
-        repo = api.post("/repo/", admin, json={"name": "r", "repoUrl": "u", "vc_id": vc["id"]}).json()
+        repo = api.post(
+            "/repo/", admin, json={"name": "r", "repoUrl": str(repos_dir(tmp_path) / "r"), "vc_id": vc["id"]}
+        ).json()
     report = tmp_path / "report.json"
     report.write_text(json.dumps([leak("jwt", "eyJ.a.b", "x.py", 1), leak("jwt", "eyJ.c.d", "y.py", 2)]))
     args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo["id"]), "--data-dir",

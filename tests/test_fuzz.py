@@ -50,7 +50,7 @@ def test_every_operation_holds_to_its_schema(tmp_path: Path) -> None:
         client = server.client(token)
         (tmp_path / "repos").mkdir()
         vc = client.post("/vc/", json={"name": "local", "type": "local", "url": str(tmp_path / "repos")}).json()
-        client.post("/repo/", json={"name": "app", "repoUrl": "file:///app", "vc_id": vc["id"]})
+        client.post("/repo/", json={"name": "app", "repoUrl": f"file://{tmp_path}/repos/app", "vc_id": vc["id"]})
         most = fuzz(server, token, tmp_path, [arg for op in TOKEN_REVOKING for arg in ("--exclude-operation-id", op)])
         second = {"username": "fuzzer", "user_email": "fuzzer@example.com", "password": "fuzzer-password-1",
                   "role": "admin"}  # fmt: skip

@@ -44,7 +44,7 @@ def report(prefix: str, n: int, start: int = 0) -> bytes:
 def setup_repos(client: httpx.Client, root: Path, names: list[str]) -> list[int]:
     root.mkdir(parents=True, exist_ok=True)
     vc = client.post("/vc/", json={"name": f"local-{root.name}", "type": "local", "url": str(root)}).json()
-    return [client.post("/repo/", json={"name": n, "repoUrl": f"file:///{n}", "vc_id": vc["id"]}).json()["id"]
+    return [client.post("/repo/", json={"name": n, "repoUrl": f"file://{root}/{n}", "vc_id": vc["id"]}).json()["id"]
             for n in names]  # fmt: skip
 
 
@@ -294,7 +294,7 @@ def test_logs_of_a_full_scenario_hold_no_secret(tmp_path: Path) -> None:
         root.mkdir()
         vc = admin.post("/vc/", json={"name": "hooks", "type": "local", "url": str(root), "token": token_value,
                                       "webhook_secret": webhook_secret}).json()  # fmt: skip
-        repo = admin.post("/repo/", json={"name": "app", "repoUrl": "file:///app", "vc_id": vc["id"]}).json()
+        repo = admin.post("/repo/", json={"name": "app", "repoUrl": f"file://{root}/app", "vc_id": vc["id"]}).json()
         imported = dev.post(f"/import/secrets?format=gitleaks&repo_id={repo['id']}",
                             json=[leak("stripe-access-token", secret_value, "pay.py", 3)])  # fmt: skip
         assert imported.status_code == 200

@@ -31,7 +31,7 @@ def test_register_and_read_repository(world: World) -> None:
         admin,
         json={
             "name": "delta",
-            "repoUrl": "https://git.example/delta.git",
+            "repoUrl": f"{world.vc['url']}/delta",
             "vc_id": world.vc["id"],
             "default_branch": "main",
         },
@@ -158,3 +158,20 @@ def test_scope_follows_group_changes_at_once(world: World) -> None:
 def test_bad_list_queries(world: World, path: str) -> None:
     for query in ["sort_by=nope", "limit=101", "page=0", "order_by=up"]:
         assert world.api.get(f"{path}?{query}", world.admin).status_code == 422
+
+
+def test_a_repository_url_belongs_to_its_connection(world: World) -> None:
+    api, admin, local = world.api, world.admin, world.vc
+    for url in ["file:///etc", "/tmp", f"{local['url']}/../elsewhere", "relative/path", "https://git.example/a.git"]:
+        refused = api.post("/repo/", admin, json={"name": "x", "repoUrl": url, "vc_id": local["id"]})
+        assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["body", "repoUrl"], url
+    assert api.post("/repo/", admin, json={"name": "x", "repoUrl": f"{local['url']}/x", "vc_id": local["id"]}
+                    ).status_code == 201  # fmt: skip
+    hub = api.post("/vc/", admin, json={"name": "gh", "type": "github", "url": "https://api.github.com/orgs/acme"})
+    for n, (url, status) in enumerate([("https://github.com/acme/app.git", 201),
+                                       ("https://api.github.com/repos/acme/lib", 201),
+                                       ("https://evil.example/acme/app.git", 422), ("file:///srv/app", 422),
+                                       ("http://github.com/acme/plain.git", 422)]):  # fmt: skip
+        name = f"r{n}"
+        created = api.post("/repo/", admin, json={"name": name, "repoUrl": url, "vc_id": hub.json()["id"]})
+        assert created.status_code == status, (url, created.text)
