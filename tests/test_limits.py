@@ -81,3 +81,16 @@ def test_settings_read_the_caps_from_the_environment() -> None:
     assert settings.archive_limits.member_bytes == 8 * 1024 * 1024 and settings.archive_limits.members == 10
     with pytest.raises(ValueError, match="whole number"):
         Settings.from_env({"SECMGR_ARCHIVE_MEMBERS": "many"})
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/import/secrets?format=gitleaks", "/import/secrets?format=sarif", "/import/vulnerabilities?format=osv-scanner",
+     "/import/vulnerabilities?format=cyclonedx", "/advisories/import"],
+)  # fmt: skip
+def test_input_nested_past_any_parser_s_depth_is_a_422(world, path: str) -> None:  # type: ignore[no-untyped-def]
+    repo = world.repos[0]["id"]
+    target = f"{path}&repo_id={repo}" if "?" in path else path
+    for body in ["[" * 100_000 + "]" * 100_000, '{"a":' * 5_000 + "1" + "}" * 5_000]:
+        response = world.api.post(target, world.admin, content=body)
+        assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["body"], response.text
