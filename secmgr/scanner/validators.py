@@ -15,18 +15,15 @@ import string
 import zlib
 from collections.abc import Callable
 
+from .registry import registrar
+
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 
 Validator = Callable[[str], "str | None"]
 VALIDATORS: dict[str, Validator] = {}
 
 
-def validator(name: str) -> Callable[[Validator], Validator]:
-    def register(fn: Validator) -> Validator:
-        VALIDATORS[name] = fn
-        return fn
-
-    return register
+validator = registrar(VALIDATORS)
 
 
 def _base62(number: int, width: int) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..registry import registrar
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -36,12 +38,7 @@ Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}
 
 
-def analyser(name: str) -> Callable[[Analyser], Analyser]:
-    def register(fn: Analyser) -> Analyser:
-        ANALYSERS[name] = fn
-        return fn
-
-    return register
+analyser = registrar(ANALYSERS)
 
 
 def load_all() -> dict[str, Analyser]:
