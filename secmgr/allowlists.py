@@ -20,13 +20,12 @@ from . import incidents, severity
 from .db import Database, Executor, Row, Transaction
 from .errors import Forbidden, found, invalid
 from .hashing import secret_hash
+from .ids import IdList
 from .sql import Where, missing_ids, order_by, placeholders
 from .timeutil import now_iso
-from .web import ID_MAX, READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
+from .web import READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
 AllowType = Literal["secret", "fingerprint", "rule", "vulnerability"]
-Id = Annotated[int, Field(ge=1, le=ID_MAX)]
-Ids = Annotated[list[Id], Field(max_length=10_000)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Comment = Annotated[str, StringConstraints(max_length=2000)]
 
@@ -40,8 +39,8 @@ class AllowlistCreate(Strict):
     name: Name
     active: bool = True
     global_: bool = False
-    repos: Ids = []
-    vcs: Ids = []
+    repos: IdList = []
+    vcs: IdList = []
     comment: Comment = ""
     type: AllowType | None = Field(None, description="Inferred from `name` when left out")
 
@@ -52,8 +51,8 @@ class AllowlistUpdate(Partial):
     name: Name | None = None
     active: bool | None = None
     global_: bool | None = None
-    repos: Ids | None = None
-    vcs: Ids | None = None
+    repos: IdList | None = None
+    vcs: IdList | None = None
     comment: Comment | None = None
     type: AllowType | None = None
 

@@ -5,26 +5,25 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from . import ingest, jobs, mirrors, outbound, vcs
 from .db import Transaction
 from .errors import invalid
 from .findings import SecretFinding
+from .ids import Id
 from .scanner import history
 from .scanner.engine import Detector
 from .scanner.rules import load
 from .timeutil import now_iso
 from .vcs_providers import RemoteRepo, github, gitlab, local
-from .web import ID_MAX, USER, Context, Endpoint, Strict
+from .web import USER, Context, Endpoint, Strict
 
 BATCH = 1000
 
 
 class FetchAll(Strict):
-    vc_id: Annotated[int, Field(ge=1, le=ID_MAX)]
+    vc_id: Id
 
 
 def _list(vc: dict[str, Any], token: str | None) -> list[RemoteRepo]:

@@ -8,10 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, Field
 
 from .timeutil import iso
-from .web import ID_MAX
 
-Id = Annotated[int, Field(ge=1, le=ID_MAX)]
-Ids = list[Id] | None
 Filter = Annotated[str, Field(min_length=1, max_length=1024)]
 
 REPO_COLUMNS = (

@@ -8,20 +8,19 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, invalid
+from .ids import IdList
 from .sql import Where, missing_ids, order_by, placeholders
 from .timeutil import now_iso
-from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Partial, Strict, envelope
+from .web import ADMIN, READONLY, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
-Id = Annotated[int, Field(ge=1, le=ID_MAX)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
 Description = Annotated[str, StringConstraints(max_length=2000)]
-RepoIds = Annotated[list[Id], Field(max_length=10_000)]
 
 
 class GroupCreate(Strict):
     name: Name
     description: Description = ""
-    repos: RepoIds = []
+    repos: IdList = []
 
 
 class GroupUpdate(Partial):
@@ -29,11 +28,11 @@ class GroupUpdate(Partial):
 
     name: Name | None = None
     description: Description | None = None
-    repos: RepoIds | None = None
+    repos: IdList | None = None
 
 
 class RemoveRepos(Strict):
-    repo_ids: RepoIds
+    repo_ids: IdList
 
 
 class GroupOut(BaseModel):

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from . import repos
 from .db import Database, Transaction
 from .errors import NotFound
-from .findings_query import Id
+from .ids import Id
 from .ingest import IngestResult, ingest_secrets, ingest_vulnerabilities
 from .reports import SecretFormat, parse_secrets
 from .sca.reports import VulnerabilityFormat, parse_vulnerabilities

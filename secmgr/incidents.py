@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, found, invalid
-from .findings_query import REPO_COLUMNS, Id, Ids, RepositorySummary, Since, Until, embedded_repository
+from .findings_query import REPO_COLUMNS, RepositorySummary, Since, Until, embedded_repository
+from .ids import IdList, Ids
 from .severity import RANK, Severity
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso
@@ -65,7 +66,7 @@ class BulkFilter(IncidentFilters, Strict):
 
 
 class BulkChange(Strict):
-    ids: Annotated[list[Id], Field(max_length=10_000)] | None = None
+    ids: IdList | None = None
     filter: BulkFilter | None = None
     status: Status
     comment: Annotated[str, StringConstraints(max_length=2000)] = ""

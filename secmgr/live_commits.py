@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from . import change_scans, jobs, mirrors, vcs
 from .db import Database, Row, Transaction
-from .findings_query import Filter, Ids
+from .findings_query import Filter
+from .ids import Ids
 from .ingest import Origin
 from .pr_scans import SCAN_TYPES, ScanStatus, ScanType
 from .sql import Where, order_by, placeholders

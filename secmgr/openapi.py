@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import __version__
-from .web import ID_MAX, TEXT_PARAM, Endpoint, PageQuery
+from .ids import ID_MAX
+from .web import TEXT_PARAM, Endpoint, PageQuery
 
 REF = "#/components/schemas/{model}"
 

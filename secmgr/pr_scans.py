@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from . import change_scans, jobs, mirrors, vcs
 from .db import Database, Executor, Row, Transaction
 from .errors import found
-from .findings_query import Ids
+from .ids import Ids
 from .ingest import Origin
 from .sql import Where, order_by
 from .timeutil import now_iso

@@ -11,11 +11,10 @@ from . import ingest, outbound, vcs
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .findings_query import RepositorySummary
+from .ids import Id
 from .sql import Where, order_by, placeholders
 from .timeutil import now_iso
-from .web import ADMIN, ID_MAX, READONLY, Context, Endpoint, PageQuery, Strict, envelope
-
-Id = Annotated[int, Field(ge=1, le=ID_MAX)]
+from .web import ADMIN, READONLY, Context, Endpoint, PageQuery, Strict, envelope
 
 
 class RepoCreate(Strict):

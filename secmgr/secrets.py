@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, Id, Ids, RepositorySummary, Since, embedded_repository
+from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, Since, embedded_repository
+from .ids import Id, Ids
 from .severity import Severity
 from .sql import Where, order_by
 from .web import READONLY, Context, Endpoint, PageQuery, envelope

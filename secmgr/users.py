@@ -10,10 +10,11 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints, Valida
 from . import groups
 from .db import Database, Executor, Row, Transaction
 from .errors import Conflict, Forbidden, NotFound, found, invalid
+from .ids import Id
 from .passwords import MAX_LENGTH, MIN_LENGTH
 from .sql import Where, order_by
 from .timeutil import now_iso
-from .web import ADMIN, ID_MAX, Context, Endpoint, PageQuery, Partial, Role, Strict, envelope, self_or_admin
+from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Role, Strict, envelope, self_or_admin
 
 # The WHATWG HTML "valid e-mail address" grammar, with at least one dot in the domain.
 _EMAIL = re.compile(
@@ -31,7 +32,6 @@ def _check_email(value: str) -> str:
 Username = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.@-]{3,64}$")]
 Email = Annotated[str, AfterValidator(_check_email)]
 Password = Annotated[str, StringConstraints(min_length=MIN_LENGTH, max_length=MAX_LENGTH)]
-GroupId = Annotated[int, Field(ge=1, le=ID_MAX)]
 
 
 class UserCreate(Strict):
@@ -40,7 +40,7 @@ class UserCreate(Strict):
     password: Password
     active: bool = True
     role: Role = "user"
-    group_id: GroupId | None = None
+    group_id: Id | None = None
 
     @field_validator("password")
     @classmethod
@@ -58,7 +58,7 @@ class UserUpdate(Partial):
     active: bool | None = None
     user_email: Email | None = None
     role: Role | None = None
-    group_id: GroupId | None = None
+    group_id: Id | None = None
     password: Password | None = None
     current_password: str | None = Field(None, max_length=MAX_LENGTH, description="Needed to change your own password")
 

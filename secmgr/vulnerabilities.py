@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, Ids, RepositorySummary, embedded_repository
+from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, embedded_repository
+from .ids import Ids
 from .secrets import ScanType
 from .severity import Severity
 from .sql import Where, order_by

@@ -25,12 +25,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .errors import Forbidden, PayloadTooLarge, from_pydantic, invalid
+from .ids import ID_MAX
 
 if TYPE_CHECKING:
     from .db import Database, Row
     from .settings import Settings
 
-ID_MAX = 2**63 - 1
 ROLE_RANK = {"readonly": 0, "user": 1, "admin": 2}
 Role = Literal["admin", "user", "readonly"]
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from . import jobs, live_commits, pr_scans, vcs
 from .db import Row, Transaction
 from .errors import AppError
-from .findings_query import Id
+from .ids import Id
 from .settings import MIB, Settings
 from .timeutil import now_iso
 from .web import PUBLIC, Context, Endpoint
