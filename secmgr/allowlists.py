@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from . import incidents, severity
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Forbidden, found, invalid
 from .hashing import secret_hash
 from .ids import IdList
@@ -104,7 +104,7 @@ class Rule:
     key: str
 
 
-def infer_type(db: Executor, name: str, scope: int | None) -> AllowType:
+def infer_type(db: Db, name: str, scope: int | None) -> AllowType:
     """The kind of allowlist a name is, judged from the findings the caller may see (a group-bound caller learns
     nothing of other groups' findings from it)."""
     if ADVISORY_ID.match(name):
@@ -189,7 +189,7 @@ def reevaluate_vulnerabilities(tx: Transaction, condition: str, params: Sequence
     return _reevaluate(tx, "vulnerabilities", "v", VULN_COVER, condition, params)
 
 
-def any_active(tx: Executor) -> bool:
+def any_active(tx: Db) -> bool:
     return tx.scalar("SELECT 1 FROM allowlists WHERE active = 1 LIMIT 1") is not None
 
 
@@ -203,7 +203,7 @@ def _reevaluate_rules(tx: Transaction, rules: set[Rule]) -> tuple[list[int], lis
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def _links(db: Executor, table: str, column: str, ids: list[int]) -> dict[int, list[int]]:
+def _links(db: Db, table: str, column: str, ids: list[int]) -> dict[int, list[int]]:
     links: dict[int, list[int]] = {i: [] for i in ids}
     if ids:
         for row in db.query(
@@ -215,7 +215,7 @@ def _links(db: Executor, table: str, column: str, ids: list[int]) -> dict[int, l
     return links
 
 
-def _records(db: Executor, rows: list[Row], updated: tuple[int, int] = (0, 0)) -> list[dict[str, Any]]:
+def _records(db: Db, rows: list[Row], updated: tuple[int, int] = (0, 0)) -> list[dict[str, Any]]:
     ids = [row["id"] for row in rows]
     repos, vcs = _links(db, "allowlist_repos", "repo_id", ids), _links(db, "allowlist_vcs", "vc_id", ids)
     return [
@@ -254,7 +254,7 @@ def _scoped(scope: int | None) -> Where:
     return where
 
 
-def get(db: Executor, allowlist_id: int, scope: int | None = None) -> Row | None:
+def get(db: Db, allowlist_id: int, scope: int | None = None) -> Row | None:
     where = _scoped(scope).add("a.id = ?", allowlist_id)
     return db.query_one(f"SELECT a.* FROM allowlists a {where.sql}", where.params)
 
@@ -274,7 +274,7 @@ def list_allowlists(db: Database, q: AllowlistQuery, scope: int | None) -> tuple
     return _records(db, rows), int(total)
 
 
-def _check_scope(tx: Executor, state: dict[str, Any], scope: int | None) -> None:
+def _check_scope(tx: Db, state: dict[str, Any], scope: int | None) -> None:
     if not state["global_"] and not state["repos"] and not state["vcs"]:
         raise invalid(["body", "global_"], "An allowlist that is not global needs repos or vcs")
     if scope is not None and (state["global_"] or state["vcs"]):

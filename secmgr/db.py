@@ -259,7 +259,8 @@ class Database:
         return str(self.scalar("PRAGMA integrity_check"))
 
 
-Executor = Database | Transaction
+Db = Database | Transaction
+"""What a data function runs its SQL on: the database itself or an open transaction."""
 
 
 TRIGRAM = 3

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .ids import IdList
 from .sql import Where, missing_ids, order_by, placeholders
@@ -55,7 +55,7 @@ SORT_COLUMNS = {"id": "g.id", "name": "lower(g.name)", "created_at": "g.created_
 SELECT = "SELECT g.*, (SELECT count(*) FROM group_repos gr WHERE gr.group_id = g.id) AS repo_count FROM groups g"
 
 
-def _with_repos(db: Executor, rows: list[Row]) -> list[dict[str, Any]]:
+def _with_repos(db: Db, rows: list[Row]) -> list[dict[str, Any]]:
     ids = [row["id"] for row in rows]
     members: dict[int, list[int]] = {i: [] for i in ids}
     if ids:
@@ -81,7 +81,7 @@ def _with_repos(db: Executor, rows: list[Row]) -> list[dict[str, Any]]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def exists(db: Executor, group_id: int) -> bool:
+def exists(db: Db, group_id: int) -> bool:
     return db.scalar("SELECT 1 FROM groups WHERE id = ?", (group_id,)) is not None
 
 
@@ -93,7 +93,7 @@ def _scoped(scope: int | None) -> Where:
     return where
 
 
-def get(db: Executor, group_id: int, scope: int | None = None) -> dict[str, Any]:
+def get(db: Db, group_id: int, scope: int | None = None) -> dict[str, Any]:
     where = _scoped(scope).add("g.id = ?", group_id)
     rows = db.query(f"{SELECT} {where.sql}", where.params)
     if not rows:
@@ -111,7 +111,7 @@ def list_groups(db: Database, q: GroupQuery, scope: int | None) -> tuple[list[di
     return _with_repos(db, rows), int(total)
 
 
-def _check_name(tx: Executor, name: str, exclude: int = 0) -> None:
+def _check_name(tx: Db, name: str, exclude: int = 0) -> None:
     if tx.scalar("SELECT 1 FROM groups WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
         raise Conflict("A group with this name already exists")
 

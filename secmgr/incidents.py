@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Conflict, found, invalid
 from .findings_query import REPO_COLUMNS, RepositorySummary, Since, Until, embedded_repository
 from .ids import IdList, Ids
@@ -120,7 +120,7 @@ def vulnerability_key(ecosystem: str, package: str, vuln_id: str) -> str:
     return json.dumps([ecosystem, package, vuln_id])
 
 
-def _occurrences(db: Executor, incident: Row, columns: str) -> list[Row]:
+def _occurrences(db: Db, incident: Row, columns: str) -> list[Row]:
     if incident["type"] == "secret":
         return db.query(
             f"SELECT {columns} FROM secrets o WHERE o.repository_id = ? AND o.secret_hash = ? ORDER BY o.id",
@@ -387,7 +387,7 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
     return where
 
 
-def _pull_requests(db: Executor, occurrences: list[Row]) -> list[int]:
+def _pull_requests(db: Db, occurrences: list[Row]) -> list[int]:
     """The pull requests an incident's occurrences were found in: a secret names its own, a vulnerability its scan's."""
     ids = {o["pr_id"] for o in occurrences if o.get("pr_id")}
     scans = sorted({o["pr_scan_id"] for o in occurrences if "pr_id" not in o and o.get("pr_scan_id")})
@@ -396,7 +396,7 @@ def _pull_requests(db: Executor, occurrences: list[Row]) -> list[int]:
     return sorted(ids)
 
 
-def public(db: Executor, row: Row, with_activity: bool = False) -> dict[str, Any]:
+def public(db: Db, row: Row, with_activity: bool = False) -> dict[str, Any]:
     occurrences = _occurrences(db, row, "o.*")
     first = occurrences[0] if occurrences else {}
     record: dict[str, Any] = {
@@ -433,7 +433,7 @@ def public(db: Executor, row: Row, with_activity: bool = False) -> dict[str, Any
     return record
 
 
-def get_row(db: Executor, incident_id: int, scope: int | None) -> Row | None:
+def get_row(db: Db, incident_id: int, scope: int | None) -> Row | None:
     where = Where().add("i.id = ?", incident_id).in_scope("i.repository_id", scope)
     return db.query_one(f"SELECT i.*, {REPO_COLUMNS}, r.vc_id AS repo_vc_id {FROM} {where.sql}", where.params)
 

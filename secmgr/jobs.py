@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import JobError, PartialFailure, found
 from .sql import Where, order_by
 from .timeutil import now_iso
@@ -93,7 +93,7 @@ def start(ctx: Context, kind: str, vc_id: int) -> dict[str, Any]:
     return {"job_id": job["id"], "status": job["status"]}
 
 
-def get_row(db: Executor, job_id: int) -> Row | None:
+def get_row(db: Db, job_id: int) -> Row | None:
     return db.query_one("SELECT * FROM jobs WHERE id = ?", (job_id,))
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from . import change_scans, jobs, mirrors, vcs
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import found
 from .ids import Ids
 from .ingest import Origin
@@ -117,7 +117,7 @@ def public(row: Row) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def get_row(db: Executor, scan_id: int, scope: int | None) -> Row | None:
+def get_row(db: Db, scan_id: int, scope: int | None) -> Row | None:
     where = Where().add("s.id = ?", scan_id).in_scope("s.repo_id", scope)
     return db.query_one(f"{SELECT} {where.sql}", where.params)
 

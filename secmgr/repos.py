@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from . import ingest, outbound, vcs
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .findings_query import RepositorySummary
 from .ids import Id
@@ -72,7 +72,7 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def get_row(db: Executor, repo_id: int, scope: int | None = None) -> Row | None:
+def get_row(db: Db, repo_id: int, scope: int | None = None) -> Row | None:
     where = Where().add("r.id = ?", repo_id).in_scope("r.id", scope)
     return db.query_one(f"SELECT r.* FROM repos r {where.sql}", where.params)
 

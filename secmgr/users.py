@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints, ValidationInfo, field_validator
 
 from . import groups
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Conflict, Forbidden, NotFound, found, invalid
 from .ids import Id
 from .passwords import MAX_LENGTH, MIN_LENGTH
@@ -97,15 +97,15 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def get_row(db: Executor, user_id: int) -> Row | None:
+def get_row(db: Db, user_id: int) -> Row | None:
     return db.query_one("SELECT * FROM users WHERE id = ?", (user_id,))
 
 
-def find_by_username(db: Executor, username: str) -> Row | None:
+def find_by_username(db: Db, username: str) -> Row | None:
     return db.query_one("SELECT * FROM users WHERE lower(username) = lower(?)", (username,))
 
 
-def count_users(db: Executor) -> int:
+def count_users(db: Db) -> int:
     return int(db.scalar("SELECT count(*) FROM users"))
 
 
@@ -125,14 +125,14 @@ def list_users(db: Database, q: UserQuery) -> tuple[list[Row], int]:
     return rows, int(total)
 
 
-def _check_unique(tx: Executor, *, username: str | None = None, email: str | None = None, exclude: int = 0) -> None:
+def _check_unique(tx: Db, *, username: str | None = None, email: str | None = None, exclude: int = 0) -> None:
     if username and tx.scalar("SELECT 1 FROM users WHERE lower(username) = lower(?) AND id != ?", (username, exclude)):
         raise Conflict("A user with this username already exists")
     if email and tx.scalar("SELECT 1 FROM users WHERE lower(user_email) = lower(?) AND id != ?", (email, exclude)):
         raise Conflict("A user with this e-mail address already exists")
 
 
-def _check_group(tx: Executor, group_id: int | None) -> None:
+def _check_group(tx: Db, group_id: int | None) -> None:
     if group_id is not None and not groups.exists(tx, group_id):
         raise invalid(["body", "group_id"], f"Group {group_id} does not exist")
 
@@ -165,7 +165,7 @@ def insert(
     return created
 
 
-def _removes_last_admin(tx: Executor, user: Row, *, role: str, active: bool) -> bool:
+def _removes_last_admin(tx: Db, user: Row, *, role: str, active: bool) -> bool:
     if user["role"] != "admin" or not user["active"] or user["deleted_at"] is not None:
         return False
     if role == "admin" and active:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from . import ingest, outbound
 from .crypto import Sealer
-from .db import Database, Executor, Row, Transaction
+from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .settings import Settings
 from .sql import Where, order_by
@@ -139,11 +139,11 @@ def seal_stored(db: Database, settings: Settings, opened_by: Sealer | None = Non
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def get_row(db: Executor, vc_id: int) -> Row | None:
+def get_row(db: Db, vc_id: int) -> Row | None:
     return db.query_one(f"{SELECT} WHERE v.id = ?", (vc_id,))
 
 
-def exists(db: Executor, vc_id: int) -> bool:
+def exists(db: Db, vc_id: int) -> bool:
     return db.scalar("SELECT 1 FROM vcs WHERE id = ?", (vc_id,)) is not None
 
 
@@ -159,7 +159,7 @@ def list_vcs(db: Database, q: VcQuery) -> tuple[list[Row], int]:
     return rows, int(total)
 
 
-def _check_name(tx: Executor, name: str, exclude: int = 0) -> None:
+def _check_name(tx: Db, name: str, exclude: int = 0) -> None:
     if tx.scalar("SELECT 1 FROM vcs WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
         raise Conflict("A connection with this name already exists")
 

@@ -81,9 +81,9 @@ class AppState:
     limiter: Any
     authenticate: Callable[[Request], Row]
     workers: Executor
+    """The threads that run handlers: SQLite and argon2 never run on the event loop."""
     jobs: Any
     """The background job runner (`jobs.Workers`); `wake()` after enqueueing."""
-    """The threads that run handlers: SQLite and argon2 never run on the event loop."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..db import Database, Executor, Row, Transaction
+from ..db import Database, Db, Row, Transaction
 from ..errors import found
 from ..findings_query import Filter
 from ..severity import RANK, Severity
@@ -185,7 +185,7 @@ def list_advisories(db: Database, q: AdvisoryQuery) -> tuple[list[Row], int]:
     return rows, int(total)
 
 
-def get_row(db: Executor, advisory_id: str) -> Row | None:
+def get_row(db: Db, advisory_id: str) -> Row | None:
     """By id, else by an alias when exactly one advisory carries it."""
     row = db.query_one("SELECT * FROM advisories WHERE id = ?", (advisory_id,))
     if row is None:

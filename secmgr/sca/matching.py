@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..db import Executor, Row
+from ..db import Db, Row
 from ..findings import VulnerabilityFinding
 from ..sql import placeholders
 from .lockfiles import Package
@@ -17,7 +17,7 @@ from .versions import affects
 CHUNK = 500
 
 
-def _candidates(db: Executor, ecosystem: str, keys: Sequence[str]) -> list[Row]:
+def _candidates(db: Db, ecosystem: str, keys: Sequence[str]) -> list[Row]:
     rows: list[Row] = []
     for start in range(0, len(keys), CHUNK):
         chunk = list(keys[start : start + CHUNK])
@@ -86,7 +86,7 @@ def findings_for(package: Package, hits: Sequence[Hit]) -> list[VulnerabilityFin
     ]
 
 
-def match(db: Executor, packages: Sequence[Package]) -> list[VulnerabilityFinding]:
+def match(db: Db, packages: Sequence[Package]) -> list[VulnerabilityFinding]:
     """A finding per (package occurrence, flaw), through each ecosystem's own version order."""
     by_name: dict[tuple[str, str], list[Package]] = defaultdict(list)
     for package in packages:

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from packageurl import PackageURL
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..db import Executor
+from ..db import Db
 from ..errors import from_pydantic, invalid
 from ..findings import VulnerabilityFinding
 from . import osv
@@ -129,7 +129,7 @@ def sbom_packages(bom: CycloneDx) -> list[Package]:
     return sorted(packages, key=lambda p: (p.ecosystem, p.name, p.version))
 
 
-def parse_vulnerabilities(db: Executor, fmt: VulnerabilityFormat, raw: bytes) -> list[VulnerabilityFinding]:
+def parse_vulnerabilities(db: Db, fmt: VulnerabilityFormat, raw: bytes) -> list[VulnerabilityFinding]:
     """The findings of a report; a report that does not parse is a 422 that says where."""
     if not raw.strip():
         raise invalid(["body"], "The report is empty", "missing")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import ingest, jobs, mirrors, vcs
-from ..db import Executor
+from ..db import Db
 from ..errors import NotFound
 from ..findings import VulnerabilityFinding
 from ..web import USER, Context, Endpoint
@@ -31,7 +31,7 @@ def read_packages(mirror: Path, ref: str) -> tuple[list[Package], dict[str, str]
     return packages, unread
 
 
-def vulnerabilities_at(db: Executor, mirror: Path, ref: str) -> tuple[list[VulnerabilityFinding], int, dict[str, str]]:
+def vulnerabilities_at(db: Db, mirror: Path, ref: str) -> tuple[list[VulnerabilityFinding], int, dict[str, str]]:
     """(findings, number of packages, unreadable files) for the tree at `ref`."""
     packages, unread = read_packages(mirror, ref)
     return match(db, packages), len(packages), unread
