@@ -195,7 +195,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         db = Database(settings.database_path, time_limit_ms=settings.query_time_limit_ms).open()
         passwords = PasswordHasher()
-        tokens = TokenService(load_or_create_key(settings), settings.token_ttl)
+        tokens = TokenService(load_or_create_key(settings), settings.token_ttl, settings.clock)
         bootstrap_admin(db, settings, passwords)
         vcs.seal_stored(db, settings)  # credentials an older version stored in clear
         app.state.secmgr = AppState(
@@ -203,7 +203,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
             db=db,
             tokens=tokens,
             passwords=passwords,
-            limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds),
+            limiter=LoginLimiter(settings.login_max_failures, settings.login_window_seconds, settings.clock),
             authenticate=partial(current_user, db, tokens),
             workers=ThreadPoolExecutor(
                 max_workers=WORKER_THREADS,

@@ -6,8 +6,8 @@ import functools
 import math
 import os
 import secrets
-import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +39,13 @@ def load_or_create_key(settings: Settings) -> str:
 
 
 class TokenService:
-    def __init__(self, key: str, ttl_seconds: int) -> None:
+    def __init__(self, key: str, ttl_seconds: int, clock: Callable[[], float]) -> None:
         self._key = key
         self.ttl = ttl_seconds
+        self.clock = clock
 
     def issue(self, user: Row) -> str:
-        now = int(time.time())
+        now = int(self.clock())
         claims = {
             "sub": str(user["id"]),
             "iat": now,
@@ -56,9 +57,13 @@ class TokenService:
 
     def decode(self, token: str) -> dict[str, Any]:
         claims = self._verified(token)
-        # A cached verification still expires on time; revocation is the caller's reload of the user.
-        if claims["exp"] <= time.time():
+        # Times are checked here, by the clock, not by pyjwt: a cached verification still expires on time.
+        # Revocation is the caller's reload of the user.
+        now = self.clock()
+        if claims["exp"] <= now:
             raise Unauthorized("Token has expired")
+        if claims["iat"] > now:
+            raise Unauthorized("Invalid token")
         return claims
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one TokenService per app, living as long as the app
@@ -68,16 +73,15 @@ class TokenService:
                 token,
                 self._key,
                 algorithms=[ALGORITHM],
-                options={"require": ["sub", "iat", "exp", "jti"]},
+                options={"require": ["sub", "iat", "exp", "jti"], "verify_exp": False, "verify_iat": False},
             )
-        except jwt.ExpiredSignatureError:
-            raise Unauthorized("Token has expired") from None
         except jwt.PyJWTError:
             raise Unauthorized("Invalid token") from None
         if (
             not str(claims["sub"]).isdigit()
             or not isinstance(claims.get("ver", 0), int)
             or not isinstance(claims["exp"], int | float)
+            or not isinstance(claims["iat"], int | float)
         ):
             raise Unauthorized("Invalid token")
         return claims
@@ -106,12 +110,13 @@ def current_user(db: Database, tokens: TokenService, request: Request) -> Row:
 class LoginLimiter:
     """Lockout after `max_failures` failed logins for one username within `window` seconds."""
 
-    def __init__(self, max_failures: int, window_seconds: int) -> None:
+    def __init__(self, max_failures: int, window_seconds: int, clock: Callable[[], float]) -> None:
         self.max_failures = max_failures
         self.window = window_seconds
+        self.clock = clock
 
     def check(self, db: Database, username: str) -> None:
-        now = time.time()
+        now = self.clock()
         rows = db.query(
             "SELECT failed_at FROM login_failures WHERE username_key = ? AND failed_at > ?"
             " ORDER BY failed_at DESC LIMIT ?",
@@ -122,7 +127,7 @@ class LoginLimiter:
             raise TooManyRequests("Too many failed logins for this user; try again later", math.ceil(unlock_at - now))
 
     def record_failure(self, db: Database, username: str) -> None:
-        now = time.time()
+        now = self.clock()
 
         def write(tx: Any) -> None:
             tx.execute("DELETE FROM login_failures WHERE failed_at <= ?", (now - self.window,))

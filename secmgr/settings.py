@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ class Settings:
     archive_member_mb: int = ArchiveLimits.member_bytes // MIB
     archive_total_mb: int = ArchiveLimits.total_bytes // MIB
     archive_members: int = ArchiveLimits.members
+    clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)  # token times and lockouts
 
     def __post_init__(self) -> None:
         if self.secret_key is not None and len(self.secret_key.encode()) < MIN_KEY_BYTES:
@@ -100,14 +102,14 @@ class Settings:
             values["encryption_key"] = env["SECMGR_ENCRYPTION_KEY"]
         if env.get("SECMGR_LOCAL_ROOTS"):
             values["local_roots"] = tuple(Path(p) for p in env["SECMGR_LOCAL_ROOTS"].split(":") if p)
-        for name, field in (
+        for name, setting in (
             ("SECMGR_ARCHIVE_MEMBER_MB", "archive_member_mb"),
             ("SECMGR_ARCHIVE_TOTAL_MB", "archive_total_mb"),
             ("SECMGR_ARCHIVE_MEMBERS", "archive_members"),
         ):
             if env.get(name):
                 try:
-                    values[field] = int(env[name])
+                    values[setting] = int(env[name])
                 except ValueError:
                     raise ValueError(f"{name} must be a whole number") from None
         if env.get("SECMGR_TOKEN_TTL"):

@@ -4,13 +4,42 @@ import base64
 import json
 import stat
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import jwt
+import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
+from secmgr.settings import Settings
 
 from .conftest import ADMIN_PASSWORD, Api
+
+
+class Clock:
+    """The app's clock, moved by the test."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+TTL = 60
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(1_800_000_000.0)
+
+
+@pytest.fixture
+def clocked_api(tmp_path: Path, clock: Clock) -> Iterator[Api]:
+    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, token_ttl=TTL, clock=clock)
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
+        yield Api(client)
 
 
 def test_login_returns_bearer_token_with_required_claims(api: Api, settings) -> None:
@@ -44,25 +73,37 @@ def test_login_failures_are_indistinguishable(api: Api, admin: str) -> None:
     assert all(a.headers["www-authenticate"] == "Bearer" for a in answers)
 
 
-def test_unknown_user_login_takes_about_as_long_as_known(api: Api) -> None:
-    def timed(username: str) -> float:
-        started = time.perf_counter()
-        api.post("/auth/login", json={"username": username, "password": "wrong-password"})
-        return time.perf_counter() - started
+def test_every_login_runs_one_argon2_verification_known_user_or_not(api: Api, admin: str) -> None:
+    # An unknown user's password is checked against a dummy hash: without it that failure would answer ~100x
+    # faster than a known user's and tell which usernames exist.
+    api.create_user(admin, username="sleepy", user_email="sleepy@example.com", active=False)
+    hasher = api.client.app.state.secmgr.passwords  # type: ignore[attr-defined]
 
-    known = min(timed("admin") for _ in range(4))
-    unknown = min(timed(f"ghost{i}") for i in range(4))
-    # Both verify an argon2 hash; without the dummy verify the unknown user would be ~100x faster.
-    assert known / 3 < unknown < known * 3
+    def verifications(username: str, password: str, status: int) -> int:
+        before = hasher.verifications
+        assert api.post("/auth/login", json={"username": username, "password": password}).status_code == status
+        return int(hasher.verifications - before)
+
+    assert verifications("admin", "wrong-password", 401) == 1
+    assert verifications("ghost", "wrong-password", 401) == 1
+    assert verifications("sleepy", "password-123", 401) == 1
+    assert verifications("admin", ADMIN_PASSWORD, 200) == 1
 
 
-def test_lockout_after_five_failures_even_with_right_password(api: Api) -> None:
+def test_lockout_after_five_failures_even_with_right_password(clock: Clock, clocked_api: Api) -> None:
+    first_failure = clock.now
     for _ in range(5):
-        assert api.post("/auth/login", json={"username": "admin", "password": "wrong-pass"}).status_code == 401
-    locked = api.post("/auth/login", json={"username": "Admin", "password": ADMIN_PASSWORD})
+        assert clocked_api.post("/auth/login", json={"username": "admin", "password": "wrong-pass"}).status_code == 401
+        clock.now += 10
+    locked = clocked_api.post("/auth/login", json={"username": "Admin", "password": ADMIN_PASSWORD})
     assert locked.status_code == 429
-    assert 1 <= int(locked.headers["retry-after"]) <= 900
+    assert int(locked.headers["retry-after"]) == 900 - 50  # the first failure leaves the 900 s window then
     assert isinstance(locked.json()["detail"], str)
+    clock.now = first_failure + 899
+    locked = clocked_api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD})
+    assert locked.status_code == 429 and locked.headers["retry-after"] == "1"
+    clock.now = first_failure + 900
+    assert clocked_api.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).status_code == 200
 
 
 def test_lockout_is_per_username_and_success_resets_count(api: Api, admin: str) -> None:
@@ -167,8 +208,6 @@ def test_generated_key_is_private_and_tokens_survive_restart(settings, api: Api,
 
 
 def test_secret_key_from_settings_is_used(tmp_path) -> None:
-    from secmgr.settings import Settings
-
     settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, secret_key="k" * 40)
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         token = Api(client).login("admin", ADMIN_PASSWORD)
@@ -177,8 +216,6 @@ def test_secret_key_from_settings_is_used(tmp_path) -> None:
 
 
 def test_token_ttl_from_environment(tmp_path) -> None:
-    from secmgr.settings import Settings
-
     settings = Settings.from_env(
         {"SECMGR_TOKEN_TTL": "120", "SECMGR_DATA_DIR": str(tmp_path / "d"), "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD}
     )
@@ -189,14 +226,20 @@ def test_token_ttl_from_environment(tmp_path) -> None:
     assert claims["exp"] - claims["iat"] == 120
 
 
-def test_a_token_used_once_still_expires_on_time(tmp_path) -> None:
-    from secmgr.settings import Settings
+def test_a_token_used_once_still_expires_on_time(clock: Clock, clocked_api: Api) -> None:
+    token = clocked_api.login("admin", ADMIN_PASSWORD)
+    assert clocked_api.get("/users/1", token).status_code == 200  # verified once, and cached
+    clock.now += TTL - 1
+    assert clocked_api.get("/users/1", token).status_code == 200
+    clock.now += 1
+    expired = clocked_api.get("/users/1", token)
+    assert expired.status_code == 401 and expired.json()["detail"] == "Token has expired"
+    assert clocked_api.get("/users/1", clocked_api.login("admin", ADMIN_PASSWORD)).status_code == 200
 
-    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, token_ttl=1)
-    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
-        api = Api(client)
-        token = api.login("admin", ADMIN_PASSWORD)
-        assert api.get("/users/1", token).status_code == 200
-        time.sleep(1.1)
-        expired = api.get("/users/1", token)
-        assert expired.status_code == 401 and expired.json()["detail"] == "Token has expired"
+
+def test_a_token_issued_later_than_now_is_invalid(clock: Clock, clocked_api: Api) -> None:
+    clock.now += 3600
+    token = clocked_api.login("admin", ADMIN_PASSWORD)
+    clock.now -= 3600
+    response = clocked_api.get("/users/1", token)
+    assert response.status_code == 401 and response.json()["detail"] == "Invalid token"
