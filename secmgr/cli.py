@@ -27,16 +27,25 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def serve(args: argparse.Namespace) -> int:
+    import signal
+
     import uvicorn
 
     from .app import create_app
 
+    # uvicorn stops cleanly on SIGINT and SIGTERM, then raises the signal again for the handler it replaced: a stop
+    # asked for with SIGTERM exits 0, as `secmgr worker` does, not by the signal.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     settings = _settings(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = create_app(settings)
-    # uvicorn stops cleanly on SIGINT and SIGTERM; its own access log is off because ours leaves out query strings.
+    # uvicorn's own access log is off because ours leaves out query strings.
     uvicorn.run(app, host=settings.host, port=settings.port, access_log=False, log_level="info")
     return 0
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def create_user(args: argparse.Namespace) -> int:

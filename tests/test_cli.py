@@ -55,8 +55,8 @@ def test_serve_first_start_prints_admin_password_and_stops_on_sigterm(tmp_path: 
         assert httpx.get(f"{url}/openapi.json").json()["openapi"].startswith("3.1")
     finally:
         proc.send_signal(signal.SIGTERM)
-        # uvicorn shuts the app down, then re-raises the signal it caught, as a well-behaved process does.
-        assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
+        # A stop asked for is a clean exit: uvicorn shuts the app down, then `serve` exits 0.
+        assert proc.wait(timeout=20) == 0
     assert proc.stderr is not None
     rest = proc.stderr.read()
     proc.stderr.close()
