@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+import sqlite3
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ from secmgr.db import Database
 from secmgr.jobs import recover
 
 from .conftest import ADMIN_PASSWORD, Api, repos_dir
+from .server import Server
 
 AWS = "AKIA4HZQ7W2NTXLR5MVD"
 GITHUB = "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"
@@ -60,13 +65,17 @@ def make_repos(root: Path) -> dict[str, str]:
     return shas
 
 
-def wait_for(api: Api, token: str, job_id: int) -> dict:
-    for _ in range(300):
-        job = api.get(f"/jobs/{job_id}", token).json()
-        if job["status"] in ("completed", "failed"):
-            return dict(job)
+def finished(job: Callable[[], dict]) -> dict:
+    """Polls a job until it has finished; the deadline only bounds a hang."""
+    deadline = time.monotonic() + 180
+    while (state := job())["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, f"job did not finish: {state}"
         time.sleep(0.05)
-    raise AssertionError("job did not finish")
+    return dict(state)
+
+
+def wait_for(api: Api, token: str, job_id: int) -> dict:
+    return finished(lambda: api.get(f"/jobs/{job_id}", token).json())
 
 
 def test_fetch_finds_secrets_with_full_provenance(api: Api, admin: str, tmp_path: Path) -> None:
@@ -153,47 +162,30 @@ def test_restart_requeues_a_running_job(tmp_path: Path) -> None:
 
 
 def test_separate_worker_process_runs_the_jobs(tmp_path: Path) -> None:
-    import os
-    import signal
-    import sys
-
-    import httpx
-
-    from .test_cli import _free_port, _wait_healthy
-
     make_repos(tmp_path / "repos")
-    data = str(tmp_path / "data")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SECMGR_")},
-           "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD, "SECMGR_JOB_WORKERS": "0"}  # fmt: skip
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", str(port), "--data-dir", data],
-                              env=env, stderr=subprocess.DEVNULL)  # fmt: skip
-    worker = None
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, server)
-        with httpx.Client(base_url=url) as client:
-            token = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
-            client.headers["Authorization"] = f"Bearer {token['access_token']}"
-            vc = client.post("/vc/", json={"name": "l", "type": "local", "url": str(tmp_path / "repos")}).json()
-            job_id = client.post("/repo/fetch/all", json={"vc_id": vc["id"]}).json()["job_id"]
-            time.sleep(0.5)
-            assert client.get(f"/jobs/{job_id}").json()["status"] == "queued"  # the server runs no jobs
-            worker = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "worker", "--data-dir", data], env=env,
-                                      stderr=subprocess.DEVNULL)  # fmt: skip
-            for _ in range(300):
-                if client.get(f"/jobs/{job_id}").json()["status"] == "completed":
-                    break
-                time.sleep(0.1)
-            assert client.get(f"/jobs/{job_id}").json()["status"] == "completed"
+    server = Server(tmp_path / "data", tmp_path / "server.log", SECMGR_JOB_WORKERS="0")
+    with server:
+        client = server.client(server.token())
+        vc = client.post("/vc/", json={"name": "l", "type": "local", "url": str(tmp_path / "repos")}).json()
+        job_id = client.post("/repo/fetch/all", json={"vc_id": vc["id"]}).json()["job_id"]
+    # The server has stopped, and in all its life it ran no job: it left this one as it was queued.
+    assert server.proc is not None and server.proc.returncode == 0
+    with sqlite3.connect(server.data_dir / "secmgr.db") as conn:
+        assert conn.execute("SELECT status, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone() == ("queued", 0)
+    with server:
+        worker = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "worker", "--data-dir", str(server.data_dir)],
+                                  env=server.env, stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            client = server.client(server.token())
+            job = finished(lambda: client.get(f"/jobs/{job_id}").json())
+            assert job["status"] == "completed" and job["attempts"] == 1, job
             assert client.get("/secrets/").json()["total"] == 4
             worker.send_signal(signal.SIGTERM)
             assert worker.wait(timeout=20) == 0
-    finally:
-        for process in (server, worker):
-            if process is not None and process.poll() is None:
-                process.terminate()
-                process.wait(timeout=20)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait(timeout=20)
 
 
 def test_a_url_no_process_can_take_is_a_job_error(tmp_path: Path) -> None:
