@@ -7,6 +7,7 @@ whose value is only known to be a secret by what it looks like.
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 from .rules import shannon_entropy
 
@@ -118,7 +119,11 @@ def placeholder_signal(value: str) -> str | None:
     lowered = value.lower()
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
         return "placeholder"
-    if is_encrypted(value) or TEMPLATE.search(value):
+    if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value):
+        return "placeholder"
+    if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
+        return "placeholder"  # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
+    if _counting_uuid(value):
         return "placeholder"
     if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value)):
         return "placeholder"
@@ -135,7 +140,82 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if len(value) <= 100 and (_alternating_sequences(core) or _sequential_fraction(core.lower()) >= 0.3):
         return "contrived"
+    if _keyboard_row(value) or _uuid_with_non_hex(value):
+        return "contrived"
     return None
+
+
+# Values that only name what belongs in the slot, or say that nothing is there.
+SLOT_WORDS = re.compile(
+    r"(?:pass(?:word|wd|phrase)?|pwd|pw|token|(?:api|secret|access|private)?[_-]?key|apikey|credentials?|user(?:name)?"
+    r"|login|value|string|str|text|foo|bar|baz|qux|foobar|xxx|none|null|nil|undefined|empty|blank|unset|hidden"
+    r"|masked|redacted|omitted|default)",
+    re.IGNORECASE,
+)
+# Stand-in words that say a value is not real; the rest (secret123, hunter2, qwerty) are weak passwords people use.
+NOT_REAL_WORDS = (
+    "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder", "your_",
+    "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "replace", "insert",
+    "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
+    "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
+)  # fmt: skip
+NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?i:tbd|none|null|fake|todo)(?![a-z0-9])")
+
+
+def slot_signal(value: str) -> str | None:
+    """`placeholder_signal` for a value in a slot that only a credential fills (a URL's password, a connection
+    string's `Password=`, a `--password` argument, a password assignment): there a value is a credential whatever
+    its text, so only what stands in (a template, a variable, a mask, the slot's own name, an example word) is a
+    placeholder; what looks typed by hand (sequences, `secret`, `hunter2`) is `contrived`."""
+    stripped = value.strip()
+    lowered = unquote(stripped).lower()
+    if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
+        return "placeholder"
+    signal = placeholder_signal(value)
+    if signal != "placeholder":
+        return signal
+    if lowered in PUBLISHED_EXAMPLES or is_encrypted(stripped) or TEMPLATE.search(stripped):
+        return "placeholder"
+    if INTERPOLATED.fullmatch(stripped) or _counting_uuid(stripped):
+        return "placeholder"
+    if any(word in lowered for word in NOT_REAL_WORDS) or NOT_REAL_SHORT.search(stripped):
+        return "placeholder"
+    return "contrived"
+
+
+# Words that say what goes in the slot: `a secret`, `my_password`, `the-token`.
+DESCRIBED = re.compile(r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)")
+
+
+# Nothing but shell, PHP or Perl variables: `$user$pass` is what interpolation fills in, not a value.
+INTERPOLATED = re.compile(r"(?:\$[A-Za-z0-9_]+){2,}")
+UUID_LAYOUT = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]{8}-[0-9A-Za-z]{4}-[0-9A-Za-z]{4}-[0-9A-Za-z]{4}-[0-9A-Za-z]{12}"
+                         r"(?![0-9A-Za-z])")  # fmt: skip
+HOME_ROW = frozenset("asdfghjkl")
+
+
+def _counting_uuid(value: str) -> bool:
+    """A UUID's layout holding letters past f that count through the alphabet (d4c3b2a1-f6e5-h8g7-...): typed to
+    look like one, never generated."""
+    found = UUID_LAYOUT.search(value)
+    if found is None or not re.search(r"[g-zG-Z]", found.group()):
+        return False
+    letters = "".join(c for c in found.group().lower() if c.isalpha())
+    return _sequential_fraction(letters) >= SEQUENTIAL
+
+
+def _uuid_with_non_hex(value: str) -> bool:
+    """A UUID's layout holding letters past f (c1dg4haz-6xd6-...): made by hand, though it may stand for a real one."""
+    found = UUID_LAYOUT.search(value)
+    return found is not None and re.search(r"[g-zG-Z]", found.group()) is not None
+
+
+def _keyboard_row(value: str) -> bool:
+    """Letters all from the keyboard's home row (sldafh309sdf): a hand's mash, not a generator's output."""
+    if re.search(r"[A-Z]", value):
+        return False
+    letters = [c for c in value if c.isalpha()]
+    return len(letters) >= 6 and set(letters) <= HOME_ROW and len(set(letters) - set("abcdef")) >= 3
 
 
 STRICT = 0.8  # both the letters and the digits of a value count in steps: a1b2c3d4

@@ -11,10 +11,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import string
 import zlib
 from collections.abc import Callable
 
+from . import filters
 from .registry import registrar
 
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
@@ -97,3 +99,17 @@ def decoded_credentials(encoded: str) -> tuple[str, str] | None:
 @validator("base64-credentials")
 def base64_credentials(secret: str) -> str | None:
     return "high" if decoded_credentials(secret) is not None else None
+
+
+@validator("password-slot")
+def password_slot(secret: str) -> str | None:
+    """A value where only a credential goes (a URL's userinfo, a connection string's `Password=`, a `--password`
+    argument): dropped when it stands in for one, `low` when it looks typed by hand, else `high`. A rule naming this
+    validator sets `placeholders = false`: the shared filter would drop what is only hand-made."""
+    signal = filters.slot_signal(secret)
+    if signal == "placeholder":
+        return None
+    return "low" if signal == "contrived" or HAND_TYPED.fullmatch(secret) else "high"
+
+
+HAND_TYPED = re.compile(r"[a-z]{1,32}\d{0,4}|[A-Za-z][a-z]{1,31}\d{0,4}[!.]?")  # mypass, hunter2, Summer2024!

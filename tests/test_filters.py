@@ -1,0 +1,85 @@
+"""The placeholder filter's two readings of a value: anywhere (`placeholder_signal`) and in a slot only a credential
+fills (`slot_signal`, the `password-slot` validator), and what a finding's confidence becomes in each."""
+
+from __future__ import annotations
+
+import pytest
+
+from secmgr.scanner import filters
+from secmgr.scanner.engine import Detector
+from secmgr.scanner.rules import default_rules
+from secmgr.scanner.validators import VALIDATORS
+
+DETECTOR = Detector(default_rules())
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [
+        # what stands in for a credential, in a slot as anywhere
+        ("password", "placeholder"), ("PASSWORD", "placeholder"), ("changeme", "placeholder"), ("xxx", "placeholder"),
+        ("********", "placeholder"), ("${DB_PASSWORD}", "placeholder"), ("<password>", "placeholder"),
+        ("{{ db_pass }}", "placeholder"), ("$user$pass", "placeholder"), ("a%20secret", "placeholder"),
+        ("my_password", "placeholder"), ("example-pass-1", "placeholder"), ("string", "placeholder"),
+        ("d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", "placeholder"),
+        # typed by hand, yet a credential where only a credential goes
+        ("secret", "contrived"), ("hunter2", "contrived"), ("Secret123", "contrived"), ("012345abcdef", "contrived"),
+        ("myPassword", "contrived"), ("aB1cD2eF3gH4iJ5kL6mN", "contrived"), ("12345678", "contrived"),
+        # generated-looking
+        ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None),
+    ],
+)  # fmt: skip
+def test_slot_signal(value: str, signal: str | None) -> None:
+    assert filters.slot_signal(value) == signal
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [
+        ("ABSK" + "EXAMPLE" * 40 + "=", "placeholder"),  # long, but the stand-in word is said over and over
+        ("px-api-a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5", "placeholder"),  # a UUID's layout counting a1b2c3
+        ("amzn.mws.c1dg4haz-6xd6-4gqi-vna2-ed3whf71x9k6", "contrived"),  # a UUID's layout with letters past f
+        ("sldafh309sdf", "contrived"),  # the keyboard's home row
+        ("$hal$1te$TnnGdhednJsdQ5nfetwZ", "placeholder"),  # shell or PHP variables one after another
+        ("3f2b8c1e-9d4a-4f6b-8e2c-7a1d5b9c0e3f", None),
+        ("Hk4sjWq9Lm2xZd7f", None),  # home-row letters among others: random
+    ],
+)
+def test_placeholder_signal_shapes(value: str, signal: str | None) -> None:
+    assert filters.placeholder_signal(value) == signal
+
+
+def test_password_slot_validator() -> None:
+    slot = VALIDATORS["password-slot"]
+    assert slot("password") is None and slot("${PW}") is None
+    assert slot("secret") == "low" and slot("mypass") == "low" and slot("Summer2024!") == "low"
+    assert slot("Rk7pW2qZ9d") == "high"
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "confidence"),
+    [
+        ("postgresql://user:secret@localhost/db", "database-url-with-password", "low"),
+        ("postgres://app:Str0ngPa55@db.internal:5432/app", "database-url-with-password", "high"),
+        ("https://deploy:hunter2@git.corp.net/repo.git", "basic-auth-url", "low"),
+        ("Server=db;User Id=app;Password=myPassword;", "connection-string-password", "low"),
+        ("Server=db;User Id=app;Password=Xr4!pQ9wLm;", "connection-string-password", "high"),
+    ],
+)
+def test_hand_made_values_in_a_credential_slot_are_low(text: str, rule: str, confidence: str) -> None:
+    found = [m for m in DETECTOR.scan_document(text, "conf.txt") if m.rule.id == rule]
+    assert [m.confidence for m in found] == [confidence]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://user:password@localhost/db",
+        "https://user:<password>@git.corp.net/",
+        "https://jo%40email.com:a%20secret@host.example/",
+        "Server=db;User Id=app;Password=********;",
+        "curl --user 'xxx:yyy' https://corp.net",
+    ],
+)
+def test_stand_ins_in_a_credential_slot_are_dropped(text: str) -> None:
+    assert DETECTOR.scan_document(text, "conf.txt") == []
