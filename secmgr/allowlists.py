@@ -21,7 +21,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import Forbidden, found, invalid
 from .hashing import secret_hash
 from .ids import IdList
-from .sql import Where, missing_ids, order_by, placeholders
+from .sql import Where, missing_ids, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -265,13 +265,9 @@ def list_allowlists(db: Database, q: AllowlistQuery, scope: int | None) -> tuple
         where.add("a.active = ?", int(q.active))
     if q.type:
         where.add("a.type = ?", q.type)
-    total = db.scalar(f"SELECT count(*) FROM allowlists a {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT a.* FROM allowlists a {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'a.id')}"
-        " LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return _records(db, rows), int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "a.id")
+    rows, total = paged(db, "a.*", "FROM allowlists a", where, order, q.limit, q.offset)
+    return _records(db, rows), total
 
 
 def _check_scope(tx: Db, state: dict[str, Any], scope: int | None) -> None:

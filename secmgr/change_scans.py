@@ -20,7 +20,7 @@ from .scanner import history
 from .scanner.engine import Detector
 from .scanner.rules import load
 from .severity import RANK
-from .sql import placeholders
+from .sql import chunks, placeholders
 from .timeutil import now_iso
 
 SCAN_TABLES = ("pr_scans", "live_commit_scans")  # the only tables these helpers write
@@ -88,8 +88,7 @@ def run_each_scan(db: Database, table: str, scans: Sequence[Row], work: Callable
 
 def _blocking(db: Database, table: str, repo_id: int, fingerprints: Sequence[str], threshold: str) -> bool:
     """Whether any of the stored findings is not whitelisted and at or above the threshold severity."""
-    for start in range(0, len(fingerprints), 500):
-        chunk = list(fingerprints[start : start + 500])
+    for chunk in chunks(fingerprints):
         if db.scalar(
             f"SELECT count(*) FROM {table} WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)})"
             " AND whitelisted = 0 AND severity_rank >= ?",

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .ids import IdList
-from .sql import Where, missing_ids, order_by, placeholders
+from .sql import Where, missing_ids, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, READONLY, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -52,7 +52,8 @@ class GroupQuery(PageQuery):
 
 
 SORT_COLUMNS = {"id": "g.id", "name": "lower(g.name)", "created_at": "g.created_at", "repo_count": "repo_count"}
-SELECT = "SELECT g.*, (SELECT count(*) FROM group_repos gr WHERE gr.group_id = g.id) AS repo_count FROM groups g"
+COLUMNS = "g.*, (SELECT count(*) FROM group_repos gr WHERE gr.group_id = g.id) AS repo_count"
+SELECT = f"SELECT {COLUMNS} FROM groups g"
 
 
 def _with_repos(db: Db, rows: list[Row]) -> list[dict[str, Any]]:
@@ -103,12 +104,9 @@ def get(db: Db, group_id: int, scope: int | None = None) -> dict[str, Any]:
 
 def list_groups(db: Database, q: GroupQuery, scope: int | None) -> tuple[list[dict[str, Any]], int]:
     where = _scoped(scope).text_in_any(["g.name", "g.description"], q.search)
-    total = db.scalar(f"SELECT count(*) FROM groups g {where.sql}", where.params)
-    rows = db.query(
-        f"{SELECT} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'g.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return _with_repos(db, rows), int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "g.id")
+    rows, total = paged(db, COLUMNS, "FROM groups g", where, order, q.limit, q.offset)
+    return _with_repos(db, rows), total
 
 
 def _check_name(tx: Db, name: str, exclude: int = 0) -> None:

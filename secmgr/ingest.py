@@ -16,10 +16,8 @@ from . import severity as sev
 from .db import Transaction
 from .findings import SecretFinding, VulnerabilityFinding
 from .hashing import secret_hash
-from .sql import placeholders
+from .sql import chunks, placeholders
 from .timeutil import now_iso
-
-CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -51,14 +49,9 @@ class IngestResult:
         }
 
 
-def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _existing(tx: Transaction, table: str, repo_id: int, fingerprints: Sequence[str]) -> set[str]:
     found: set[str] = set()
-    for chunk in _chunks(fingerprints):
+    for chunk in chunks(fingerprints):
         rows = tx.query(
             f"SELECT fingerprint FROM {table} WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)})",
             [repo_id, *chunk],
@@ -116,7 +109,7 @@ def ingest_secrets(
 
 def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
     """Sets `repo_count` on every secret whose value is in `hashes`."""
-    for chunk in _chunks(sorted(hashes)):
+    for chunk in chunks(sorted(hashes)):
         counts = tx.query(
             "SELECT secret_hash, count(DISTINCT repository_id) AS n FROM secrets"
             f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash",
@@ -140,7 +133,7 @@ def refresh_repo_totals(tx: Transaction, repo_ids: Iterable[int]) -> None:
 def forget_repos(tx: Transaction, repo_ids: Sequence[int]) -> None:
     """Before repositories are deleted: their secrets leave the other repositories' `repo_count`."""
     hashes: set[str] = set()
-    for chunk in _chunks(list(repo_ids)):
+    for chunk in chunks(list(repo_ids)):
         rows = tx.query(
             f"SELECT DISTINCT secret_hash FROM secrets WHERE repository_id IN ({placeholders(chunk)})", list(chunk)
         )
@@ -198,7 +191,7 @@ def record_vulnerability_scan(
         )
         if row["fingerprint"] not in current and row["file"] not in kept
     ]
-    for chunk in _chunks([row["id"] for row in gone]):
+    for chunk in chunks([row["id"] for row in gone]):
         tx.execute(f"DELETE FROM vulnerabilities WHERE id IN ({placeholders(chunk)})", list(chunk))
     refresh_repo_totals(tx, [repo_id])
     keys = {incidents.vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"]) for row in gone}
@@ -211,7 +204,7 @@ def _triage(tx: Transaction, kind: str, repo_id: int, fingerprints: list[str], e
     reevaluate = allowlists.reevaluate_secrets if kind == "secret" else allowlists.reevaluate_vulnerabilities
     whitelisted = 0
     if allowlists.any_active(tx):
-        for chunk in _chunks(fingerprints):
+        for chunk in chunks(fingerprints):
             condition = f"{alias}.repository_id = ? AND {alias}.fingerprint IN ({placeholders(chunk)})"
             reevaluate(tx, condition, [repo_id, *chunk])
             whitelisted += int(tx.scalar(

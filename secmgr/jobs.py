@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from .db import Database, Db, Row, Transaction
 from .errors import JobError, PartialFailure, found
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .timeutil import now_iso
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
@@ -133,13 +133,8 @@ def list_jobs(db: Database, q: JobQuery, owner: int | None = None) -> tuple[list
         where.add("status = ?", q.status)
     if q.kind:
         where.add("kind = ?", q.kind)
-    total = db.scalar(f"SELECT count(*) FROM jobs {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT * FROM jobs {where.sql} {order_by(q.sort_by, q.order_by, {'id': 'id', 'created_at': 'created_at'})}"
-        " LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, {"id": "id", "created_at": "created_at"})
+    return paged(db, "*", "FROM jobs", where, order, q.limit, q.offset)
 
 
 @dataclass

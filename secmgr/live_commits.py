@@ -14,7 +14,7 @@ from .findings_query import Filter
 from .ids import Ids
 from .ingest import Origin
 from .pr_scans import SCAN_TYPES, ScanStatus, ScanType
-from .sql import Where, order_by, placeholders
+from .sql import Where, order_by, paged, placeholders
 from .timeutil import now_iso, parse_date
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 from .webhook_events import PushEvent
@@ -136,13 +136,9 @@ def public_scan(row: Row) -> dict[str, Any]:
 
 def list_commits(db: Database, q: LiveCommitQuery, scope: int | None) -> tuple[list[Row], int]:
     where = Where().in_scope("c.repo_id", scope).any_of("c.repo_id", q.repo_ids).any_of("c.vc_id", q.vc_ids)
-    total = db.scalar(f"SELECT count(*) FROM live_commits c {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT c.vc_id, c.repo_id, {COMMIT_COLUMNS} {COMMITS_FROM} {where.sql}"
-        f" {order_by('id', q.order_by, {'id': 'c.id'}, 'c.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by("id", q.order_by, {"id": "c.id"}, "c.id")
+    columns = f"c.vc_id, c.repo_id, {COMMIT_COLUMNS}"
+    return paged(db, columns, COMMITS_FROM, where, order, q.limit, q.offset, count_source="FROM live_commits c")
 
 
 def list_scans(db: Database, q: LiveCommitScanQuery, scope: int | None) -> tuple[list[Row], int]:
@@ -152,13 +148,9 @@ def list_scans(db: Database, q: LiveCommitScanQuery, scope: int | None) -> tuple
     where.text_in_any(["c.commit_sha", "c.author", "c.email", "c.message", "c.branch", "r.name"], q.search)
     if q.scan_type:
         where.add("s.scan_type = ?", q.scan_type)
-    total = db.scalar(f"SELECT count(*) {SCANS_FROM} {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT s.*, {REPO_COUNT} AS repo_count, {COMMIT_COLUMNS} {SCANS_FROM} {where.sql}"
-        f" {order_by(q.sort_by, q.order_by, SCAN_SORTS, 's.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, SCAN_SORTS, "s.id")
+    columns = f"s.*, {REPO_COUNT} AS repo_count, {COMMIT_COLUMNS}"
+    return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset)
 
 
 # -- the job ----------------------------------------------------------------------------------------------------------

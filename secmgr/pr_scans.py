@@ -13,7 +13,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import found
 from .ids import Ids
 from .ingest import Origin
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .timeutil import now_iso
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 from .webhook_events import PullRequestEvent
@@ -91,12 +91,15 @@ def record(tx: Transaction, vc: Row, repo_id: int, webhook_id: int, event: PullR
     return ids
 
 
-SELECT = (
-    "SELECT s.*, p.number AS pr_number, p.webhook_id AS pr_webhook_id, p.pr_name, p.pr_link, p.vctype,"
+COLUMNS = (
+    "s.*, p.number AS pr_number, p.webhook_id AS pr_webhook_id, p.pr_name, p.pr_link, p.vctype,"
     " p.created_at AS pr_created_at, p.last_scan AS pr_last_scan, p.secret_count AS pr_secret_count,"
     " p.vulnerability_count AS pr_vulnerability_count, p.head_ref, p.base_ref, v.name AS vc_name, v.type AS vc_type,"
-    " r.name AS repo_name, r.repo_url FROM pr_scans s JOIN pull_requests p ON p.id = s.pr_id"
-    " JOIN vcs v ON v.id = s.vc_id JOIN repos r ON r.id = s.repo_id"
+    " r.name AS repo_name, r.repo_url"
+)
+FROM = (
+    "FROM pr_scans s JOIN pull_requests p ON p.id = s.pr_id JOIN vcs v ON v.id = s.vc_id"
+    " JOIN repos r ON r.id = s.repo_id"
 )
 
 
@@ -119,19 +122,15 @@ def public(row: Row) -> dict[str, Any]:
 
 def get_row(db: Db, scan_id: int, scope: int | None) -> Row | None:
     where = Where().add("s.id = ?", scan_id).in_scope("s.repo_id", scope)
-    return db.query_one(f"{SELECT} {where.sql}", where.params)
+    return db.query_one(f"SELECT {COLUMNS} {FROM} {where.sql}", where.params)
 
 
 def list_scans(db: Database, q: PrScanQuery, scope: int | None) -> tuple[list[Row], int]:
     where = Where().in_scope("s.repo_id", scope).any_of("s.repo_id", q.repo_ids).any_of("s.vc_id", q.vc_ids)
     if q.status:
         where.add("s.status = ?", q.status)
-    total = db.scalar(f"SELECT count(*) FROM pr_scans s {where.sql}", where.params)
-    rows = db.query(
-        f"{SELECT} {where.sql} {order_by('id', q.order_by, {'id': 's.id'}, 's.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by("id", q.order_by, {"id": "s.id"}, "s.id")
+    return paged(db, COLUMNS, FROM, where, order, q.limit, q.offset, count_source="FROM pr_scans s")
 
 
 # -- the job ----------------------------------------------------------------------------------------------------------

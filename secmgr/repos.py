@@ -12,7 +12,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .findings_query import RepositorySummary
 from .ids import Id
-from .sql import Where, order_by, placeholders
+from .sql import Where, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, READONLY, Context, Endpoint, PageQuery, Strict, envelope
 
@@ -85,12 +85,8 @@ def list_repos(db: Database, q: RepoQuery, scope: int | None) -> tuple[list[Row]
             f"r.id IN (SELECT repo_id FROM group_repos WHERE group_id IN ({placeholders(q.group_ids)}))",
             *q.group_ids,
         )
-    total = db.scalar(f"SELECT count(*) FROM repos r {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT r.* FROM repos r {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'r.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "r.id")
+    return paged(db, "r.*", "FROM repos r", where, order, q.limit, q.offset)
 
 
 def check_repo_url(vc: Row | None, url: str) -> None:

@@ -12,7 +12,7 @@ from .errors import found
 from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, Since, embedded_repository
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 ScanType = Literal["repo_scan", "pr_scan", "live_commit"]
@@ -156,15 +156,9 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     where = _where(q, scope)
-    total = db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params)
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "s.id")
-    # The page's ids first, from indexes alone where they cover filter and order; then only those rows.
-    rows = db.query(
-        f"SELECT s.*, {REPO_COLUMNS} {FROM} WHERE s.id IN"
-        f" (SELECT s.id FROM secrets s {where.sql} {order} LIMIT ? OFFSET ?) {order}",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    columns = f"s.*, {REPO_COLUMNS}"
+    return paged(db, columns, FROM, where, order, q.limit, q.offset, count_source="FROM secrets s", ids_first="s.id")
 
 
 def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:

@@ -1,11 +1,15 @@
-"""Small helpers for composing portable SQL: WHERE clauses from parts, ORDER BY from an allowlist."""
+"""Small helpers for composing portable SQL: WHERE clauses from parts, ORDER BY from an allowlist, pages, chunks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
-from .db import trigram_candidates
+from .db import Db, Row, trigram_candidates
+
+T = TypeVar("T")
+CHUNK = 500
+"""Values per `IN (...)` list or batched statement: far below SQLite's limit on parameters."""
 
 
 class Where:
@@ -69,6 +73,41 @@ class Where:
 
 def placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
+    """`items` in consecutive lists of at most `size`."""
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+def paged(
+    db: Db,
+    columns: str,
+    source: str,
+    where: Where,
+    order: str,
+    limit: int,
+    offset: int,
+    *,
+    count_source: str | None = None,
+    ids_first: str | None = None,
+) -> tuple[list[Row], int]:
+    """One page of the rows `where` selects from `source` (a FROM clause) in `order`, and how many it selects.
+
+    `count_source` counts on fewer tables when `source` joins some only for their columns. With `ids_first` (an id
+    column of `count_source`), the page's ids are found first, from indexes alone where they cover filter and
+    order, and only those rows are read through `source`.
+    """
+    counted = count_source or source
+    total = db.scalar(f"SELECT count(*) {counted} {where.sql}", where.params)
+    params = [*where.params, limit, offset]
+    if ids_first:
+        page = f"SELECT {ids_first} {counted} {where.sql} {order} LIMIT ? OFFSET ?"
+        rows = db.query(f"SELECT {columns} {source} WHERE {ids_first} IN ({page}) {order}", params)
+    else:
+        rows = db.query(f"SELECT {columns} {source} {where.sql} {order} LIMIT ? OFFSET ?", params)
+    return rows, int(total)
 
 
 def order_by(sort_by: str, direction: str, columns: Mapping[str, str], tiebreak: str = "id") -> str:

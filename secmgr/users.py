@@ -12,7 +12,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import Conflict, Forbidden, NotFound, found, invalid
 from .ids import Id
 from .passwords import MAX_LENGTH, MIN_LENGTH
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .timeutil import now_iso
 from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Role, Strict, envelope, self_or_admin
 
@@ -117,12 +117,7 @@ def list_users(db: Database, q: UserQuery) -> tuple[list[Row], int]:
         where.add("active = ?", int(q.active))
     if not q.include_deleted:
         where.add("deleted_at IS NULL")
-    total = db.scalar(f"SELECT count(*) FROM users {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT * FROM users {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS)} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    return paged(db, "*", "FROM users", where, order_by(q.sort_by, q.order_by, SORT_COLUMNS), q.limit, q.offset)
 
 
 def _check_unique(tx: Db, *, username: str | None = None, email: str | None = None, exclude: int = 0) -> None:

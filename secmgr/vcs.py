@@ -12,7 +12,7 @@ from .crypto import Sealer
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .settings import Settings
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .timeutil import now_iso
 from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -62,7 +62,8 @@ class VcQuery(PageQuery):
 
 
 SORT_COLUMNS = {"id": "id", "name": "lower(name)", "created_at": "created_at"}
-SELECT = "SELECT v.*, (SELECT count(*) FROM repos r WHERE r.vc_id = v.id) AS repo_count FROM vcs v"
+COLUMNS = "v.*, (SELECT count(*) FROM repos r WHERE r.vc_id = v.id) AS repo_count"
+SELECT = f"SELECT {COLUMNS} FROM vcs v"
 
 
 def public(row: Row) -> dict[str, Any]:
@@ -151,12 +152,8 @@ def list_vcs(db: Database, q: VcQuery) -> tuple[list[Row], int]:
     where = Where().text_in_any(["v.name", "v.url"], q.search)
     if q.type:
         where.add("v.type = ?", q.type)
-    total = db.scalar(f"SELECT count(*) FROM vcs v {where.sql}", where.params)
-    rows = db.query(
-        f"{SELECT} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'v.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "v.id")
+    return paged(db, COLUMNS, "FROM vcs v", where, order, q.limit, q.offset)
 
 
 def _check_name(tx: Db, name: str, exclude: int = 0) -> None:

@@ -13,7 +13,7 @@ from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, embedded_re
 from .ids import Ids
 from .secrets import ScanType
 from .severity import Severity
-from .sql import Where, order_by
+from .sql import Where, order_by, paged
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -85,13 +85,8 @@ def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None)
         where.add("v.severity = ?", q.severity)
     if q.whitelisted is not None:
         where.add("v.whitelisted = ?", int(q.whitelisted))
-    total = db.scalar(f"SELECT count(*) {FROM} {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT v.*, {REPO_COLUMNS} {FROM} {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'v.id')}"
-        " LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "v.id")
+    return paged(db, f"v.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset)
 
 
 def get_row(db: Database, vulnerability_id: int, scope: int | None) -> Row | None:

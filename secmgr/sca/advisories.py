@@ -13,13 +13,11 @@ from ..db import Database, Db, Row, Transaction
 from ..errors import found
 from ..findings_query import Filter
 from ..severity import RANK, Severity
-from ..sql import Where, order_by, placeholders
+from ..sql import Where, chunks, order_by, paged, placeholders
 from ..timeutil import now_iso
 from ..web import ADMIN, READONLY, Context, Endpoint, PageQuery, envelope
 from . import osv
 from .versions import name_key
-
-CHUNK = 500
 
 
 class AffectedOut(BaseModel):
@@ -91,22 +89,26 @@ def _packages(record: osv.OsvRecord) -> list[tuple[Any, ...]]:
     return rows
 
 
-def store(tx: Transaction, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
-    """Upserts by id: a record replaces the stored one only when its `modified` is later."""
+def _latest(records: Sequence[osv.OsvRecord]) -> dict[str, osv.OsvRecord]:
+    """Within one import, the latest version of each id wins."""
     latest: dict[str, osv.OsvRecord] = {}
-    for record in records:  # within one import, the latest version of each id wins
+    for record in records:
         if record.id not in latest or record.modified > latest[record.id].modified:
             latest[record.id] = record
+    return latest
+
+
+def store(tx: Transaction, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
+    """Upserts by id: a record replaces the stored one only when its `modified` is later."""
+    latest = _latest(records)
     ids = list(latest)
     stored: dict[str, str] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
+    for chunk in chunks(ids):
         for row in tx.query(f"SELECT id, modified FROM advisories WHERE id IN ({placeholders(chunk)})", chunk):
             stored[row["id"]] = row["modified"]
     fresh = [r for r in latest.values() if r.id not in stored or r.modified > stored[r.id]]
     replaced = [r.id for r in fresh if r.id in stored]
-    for start in range(0, len(replaced), CHUNK):
-        chunk = replaced[start : start + CHUNK]
+    for chunk in chunks(replaced):
         tx.execute(f"DELETE FROM advisories WHERE id IN ({placeholders(chunk)})", chunk)
     now = now_iso()
     tx.executemany(
@@ -132,14 +134,9 @@ IMPORT_BATCH = 1_000  # records per transaction: the writer is free between batc
 def import_records(db: Database, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
     """Stores validated records in batches, each its own transaction. Upserts are idempotent, so an import cut
     short leaves whole batches stored and the same import run again completes it."""
-    latest: dict[str, osv.OsvRecord] = {}
-    for record in records:
-        if record.id not in latest or record.modified > latest[record.id].modified:
-            latest[record.id] = record
-    batch = list(latest.values())
     totals = {"created": 0, "updated": 0, "unchanged": 0}
-    for start in range(0, len(batch), IMPORT_BATCH):
-        for key, value in db.transaction(partial(store, records=batch[start : start + IMPORT_BATCH])).items():
+    for batch in chunks(list(_latest(records).values()), IMPORT_BATCH):
+        for key, value in db.transaction(partial(store, records=batch)).items():
             totals[key] += value
     return totals
 
@@ -176,13 +173,8 @@ def _where(q: AdvisoryQuery) -> Where:
 
 def list_advisories(db: Database, q: AdvisoryQuery) -> tuple[list[Row], int]:
     where = _where(q)
-    total = db.scalar(f"SELECT count(*) FROM advisories a {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT a.* FROM advisories a {where.sql} {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'a.id')}"
-        " LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return rows, int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "a.id")
+    return paged(db, "a.*", "FROM advisories a", where, order, q.limit, q.offset)
 
 
 def get_row(db: Db, advisory_id: str) -> Row | None:

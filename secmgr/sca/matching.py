@@ -10,17 +10,14 @@ from typing import Any
 
 from ..db import Db, Row
 from ..findings import VulnerabilityFinding
-from ..sql import placeholders
+from ..sql import chunks, placeholders
 from .lockfiles import Package
 from .versions import affects
-
-CHUNK = 500
 
 
 def _candidates(db: Db, ecosystem: str, keys: Sequence[str]) -> list[Row]:
     rows: list[Row] = []
-    for start in range(0, len(keys), CHUNK):
-        chunk = list(keys[start : start + CHUNK])
+    for chunk in chunks(keys):
         rows += db.query(
             "SELECT p.name_key, p.ranges, p.versions, a.id, a.aliases, a.summary, a.details, a.severity, a.cvss_score"
             " FROM advisory_packages p JOIN advisories a ON a.id = p.advisory_id"
