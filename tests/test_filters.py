@@ -64,6 +64,10 @@ def test_password_slot_validator() -> None:
         ("https://deploy:hunter2@git.corp.net/repo.git", "basic-auth-url", "low"),
         ("Server=db;User Id=app;Password=myPassword;", "connection-string-password", "low"),
         ("Server=db;User Id=app;Password=Xr4!pQ9wLm;", "connection-string-password", "high"),
+        ("Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", "http-basic-auth-header", "low"),  # Aladdin:open sesame
+        ("Authorization: Basic Z3JhZmFuYTpZV05pbm0jWWRtaEk=", "http-basic-auth-header", "high"),
+        ("Authorization: Basic c3ZjOlF6N5VtWDJrTHA=", "http-basic-auth-header", "high"),  # windows-1252 \x95
+        ("psexec \\\\host -u CORP\\ops -p mypass cmd", "psexec-password", "low"),
     ],
 )
 def test_hand_made_values_in_a_credential_slot_are_low(text: str, rule: str, confidence: str) -> None:
@@ -79,6 +83,7 @@ def test_hand_made_values_in_a_credential_slot_are_low(text: str, rule: str, con
         "https://jo%40email.com:a%20secret@host.example/",
         "Server=db;User Id=app;Password=********;",
         "curl --user 'xxx:yyy' https://corp.net",
+        "Authorization: Basic dGVzdDp0ZXN0",  # test:test, the user's name for a password
     ],
 )
 def test_stand_ins_in_a_credential_slot_are_dropped(text: str) -> None:

@@ -46,6 +46,11 @@ PUBLISHED_EXAMPLES = frozenset(
 )
 
 
+def says_stand_in(value: str) -> bool:
+    """Whether a value holds a word that makes it an example or a stand-in (ThisIsAnExample, dummy, changeme)."""
+    return any(word in value.lower() for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value) is not None
+
+
 def _sequential_fraction(value: str) -> float:
     """How much of the value walks the alphabet or the digits (abcd, 1234, dcba), or repeats the previous char."""
     if len(value) < 2:
@@ -181,6 +186,14 @@ def slot_signal(value: str) -> str | None:
     if any(word in lowered for word in NOT_REAL_WORDS) or NOT_REAL_SHORT.search(stripped):
         return "placeholder"
     return "contrived"
+
+
+HAND_TYPED = re.compile(r"[a-z]{1,32}\d{0,4}|[A-Za-z][a-z]{1,31}\d{0,4}[!.]?|[a-z]+(?: [a-z]+){1,3}")
+
+
+def hand_typed(value: str) -> bool:
+    """A word, a word and a number, a few words (mypass, hunter2, Summer2024!, open sesame): a person's choice."""
+    return HAND_TYPED.fullmatch(value) is not None
 
 
 # Words that say what goes in the slot: `a secret`, `my_password`, `the-token`.

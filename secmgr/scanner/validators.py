@@ -11,8 +11,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 import string
+import struct
 import zlib
 from collections.abc import Callable
 
@@ -89,7 +89,10 @@ def decoded_credentials(encoded: str) -> tuple[str, str] | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        try:  # RFC 7617 leaves the charset open; clients long sent ISO-8859-1, which browsers read as windows-1252
+            text = raw.decode("cp1252")
+        except UnicodeDecodeError:
+            return None
     user, colon, password = text.partition(":")
     if not colon or not user or len(password) < 3 or not text.isprintable():
         return None
@@ -101,6 +104,18 @@ def base64_credentials(secret: str) -> str | None:
     return "high" if decoded_credentials(secret) is not None else None
 
 
+@validator("ntlm-authenticate")
+def ntlm_authenticate(secret: str) -> str | None:
+    """An NTLM AUTHENTICATE message (MS-NLMP 2.2.1.3) whose NT response is there: 24 bytes (NTLMv1) or more
+    (NTLMv2), inside the message. An anonymous one (empty responses) holds nothing to crack. Its zero bytes are
+    runs of `A`, so the rule leaves the shared placeholder filter out and only stand-in words count here."""
+    raw = b64decode_loose(secret)
+    if raw is None or len(raw) < 64 or not raw.startswith(b"NTLMSSP\0\3\0\0\0") or filters.says_stand_in(secret):
+        return None
+    length, _, offset = struct.unpack_from("<HHI", raw, 20)
+    return "high" if length >= 24 and offset + length <= len(raw) else None
+
+
 @validator("password-slot")
 def password_slot(secret: str) -> str | None:
     """A value where only a credential goes (a URL's userinfo, a connection string's `Password=`, a `--password`
@@ -109,7 +124,4 @@ def password_slot(secret: str) -> str | None:
     signal = filters.slot_signal(secret)
     if signal == "placeholder":
         return None
-    return "low" if signal == "contrived" or HAND_TYPED.fullmatch(secret) else "high"
-
-
-HAND_TYPED = re.compile(r"[a-z]{1,32}\d{0,4}|[A-Za-z][a-z]{1,31}\d{0,4}[!.]?")  # mypass, hunter2, Summer2024!
+    return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"

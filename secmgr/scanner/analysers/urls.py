@@ -3,7 +3,8 @@
 
 The rule's secret is the base64 text as written (its validator, `base64-credentials`, checks the shape); what
 makes it a placeholder is only visible decoded (`dXNlcm5hbWU6cGFzc3dvcmQ=` is `username:password`), so the decoded
-password goes through the shared placeholder filter and a list of stand-in words here.
+password goes through the filter for values in a credential's slot (`slot_signal`). The rule sets `placeholders =
+false`: the shared filter, run on the base64 text, knows nothing of what it says.
 """
 
 from __future__ import annotations
@@ -20,15 +21,11 @@ BASIC = re.compile(
 )
 # In a header: `Authorization: Basic`, `"Authorization": "Basic`, `proxy_set_header Authorization "Basic`.
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
-STAND_IN = re.compile(
-    r"(?i)^(?:pass(?:word|wd|phrase)?\d{0,3}|pwd|secret|s3cr3t|token|key|api[_-]?key|user(?:name)?|login|test|guest"
-    r"|admin|root|demo|default|foo|bar|baz|qux|mypass(?:word)?|userpass|p@ssw[o0]rd|open sesame|\*+|x+|\.+|-+)$"
-)
 
 
 @analyser("basic-credentials")
 def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
-    """`Basic <base64 of user:password>` whose decoded password is not a stand-in."""
+    """`Basic <base64 of user:password>` whose decoded password is not a stand-in; one typed by hand is low."""
     for index, line in enumerate(lines):
         if "basic" not in line.lower():
             continue
@@ -37,9 +34,12 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             if pair is None:
                 continue
             user, password = pair
-            if STAND_IN.match(password) or filters.is_placeholder(password) or filters.is_placeholder(user):
+            signal = filters.slot_signal(password)
+            if signal == "placeholder" or password == user or filters.is_placeholder(user):
                 continue
             in_header = bool(HEADER.search(line[: found.start()]))
             confidence = "high" if in_header else "medium"
+            if signal == "contrived" or filters.hand_typed(password):
+                confidence = "low"
             yield Candidate("http-basic-auth-header", index, found.start(1), found.group(1), confidence,
                             line.strip()[:2000])  # fmt: skip
