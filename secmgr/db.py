@@ -142,6 +142,7 @@ class Database:
         self._writer: sqlite3.Connection | None = None
         self._writer_deadline = _Deadline()
         self._waits = threading.local()  # how long this thread waits for the writer; unset: as long as it takes
+        self._trace: Callable[[str], None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> Database:
@@ -196,8 +197,17 @@ class Database:
         if readonly:
             conn.execute("PRAGMA query_only=ON")
         with self._all_lock:
+            conn.set_trace_callback(self._trace)
             self._all.append(conn)
         return conn
+
+    def trace(self, callback: Callable[[str], None] | None) -> None:
+        """From now on every connection passes each statement it runs to `callback` (None: no longer). For tests
+        that count the queries of a request."""
+        with self._all_lock:
+            self._trace = callback
+            for conn in self._all:
+                conn.set_trace_callback(callback)
 
     # -- reads ---------------------------------------------------------------------------------
     def _reader(self) -> Session:
@@ -254,6 +264,10 @@ class Database:
 
     def execute(self, sql: str, params: Params = ()) -> int:
         return self.transaction(lambda tx: tx.execute(sql, params))
+
+    def ping(self) -> None:
+        """One trivial read on this thread's connection: raises when the database cannot be read."""
+        self.scalar("SELECT 1")
 
     def integrity_check(self) -> str:
         return str(self.scalar("PRAGMA integrity_check"))

@@ -17,7 +17,7 @@ from .errors import Conflict, found, invalid
 from .findings_query import REPO_COLUMNS, RepositorySummary, Since, Until, embedded_repository
 from .ids import IdList, Ids
 from .severity import RANK, Severity
-from .sql import Where, order_by, placeholders
+from .sql import Where, chunks, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import READONLY, USER, Context, Endpoint, PageQuery, Strict, envelope
 
@@ -29,7 +29,6 @@ TRANSITIONS: dict[str, set[str]] = {
     "in-progress": {"open", "closed"},
     "closed": {"open"},
 }
-CHUNK = 500
 
 
 class StatusChange(Strict):
@@ -120,18 +119,12 @@ def vulnerability_key(ecosystem: str, package: str, vuln_id: str) -> str:
     return json.dumps([ecosystem, package, vuln_id])
 
 
-def _occurrences(db: Db, incident: Row, columns: str) -> list[Row]:
-    if incident["type"] == "secret":
-        return db.query(
-            f"SELECT {columns} FROM secrets o WHERE o.repository_id = ? AND o.secret_hash = ? ORDER BY o.id",
-            (incident["repository_id"], incident["key"]),
-        )
-    ecosystem, package, vuln_id = json.loads(incident["key"])
-    return db.query(
-        f"SELECT {columns} FROM vulnerabilities o WHERE o.repository_id = ? AND o.ecosystem = ? AND o.package = ?"
-        " AND o.vuln_id = ? ORDER BY o.id",
-        (incident["repository_id"], ecosystem, package, vuln_id),
-    )
+# An occurrence `o` of incident `i`, by kind.
+SECRET_OF = "o.repository_id = i.repository_id AND o.secret_hash = i.key"
+VULNERABILITY_OF = (
+    "o.repository_id = i.repository_id AND o.ecosystem = json_extract(i.key, '$[0]')"
+    " AND o.package = json_extract(i.key, '$[1]') AND o.vuln_id = json_extract(i.key, '$[2]')"
+)
 
 
 # -- writes -----------------------------------------------------------------------------------------
@@ -155,33 +148,42 @@ def _set_status(tx: Transaction, changes: Sequence[tuple[int, str, str | None]])
     )
 
 
-def _open_many(tx: Transaction, kind: str, repo_id: int, entries: Sequence[tuple[str, str, str]]) -> int:
-    """Opens an incident for each (key, severity, title), each with its first activity entry."""
+def _open_many(tx: Transaction, kind: str, entries: Sequence[tuple[int, str, str, str]]) -> int:
+    """Opens an incident for each (repository id, key, severity, title), each with its first activity entry."""
     if not entries:
         return 0
     now = now_iso()
     tx.executemany(
         "INSERT INTO incidents (type, repository_id, key, severity, severity_rank, title, first_seen, last_seen,"
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(kind, repo_id, key, severity, RANK[severity], title, now, now, now, now) for key, severity, title in entries],
-    )
-    keys = [key for key, _, _ in entries]
-    for start in range(0, len(keys), CHUNK):
-        chunk = keys[start : start + CHUNK]
-        rows = tx.query(
-            f"SELECT id FROM incidents WHERE repository_id = ? AND type = ? AND key IN ({placeholders(chunk)})",
-            [repo_id, kind, *chunk],
-        )
+        [(kind, repo_id, key, severity, RANK[severity], title, now, now, now, now)
+         for repo_id, key, severity, title in entries],
+    )  # fmt: skip
+    for chunk in chunks(entries):
+        rows = _by_key(tx, kind, [(repo_id, key) for repo_id, key, _, _ in chunk], "id")
         _log(tx, [(row["id"], "opened", None, "open", None, "First non-allowlisted occurrence", None) for row in rows])
     return len(entries)
+
+
+def _by_key(db: Db, kind: str, keys: Sequence[tuple[int, str]], columns: str) -> list[Row]:
+    """The incidents of `kind` with these (repository id, key) pairs, at most a chunk of them, in one query."""
+    if not keys:
+        return []
+    repo_ids, texts = sorted({r for r, _ in keys}), sorted({k for _, k in keys})
+    wanted = set(keys)
+    rows = db.query(
+        f"SELECT repository_id, key, {columns} FROM incidents WHERE repository_id IN ({placeholders(repo_ids)})"
+        f" AND type = ? AND key IN ({placeholders(texts)}) ORDER BY id",
+        [*repo_ids, kind, *texts],
+    )
+    return [row for row in rows if (row["repository_id"], row["key"]) in wanted]
 
 
 def _batch_keys(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str]) -> list[Row]:
     """Per incident key of the given findings: whether any is not whitelisted, and the worst severity."""
     table, key = ("secrets", "secret_hash") if kind == "secret" else ("vulnerabilities", "NULL")
     found_rows: list[Row] = []
-    for start in range(0, len(fingerprints), CHUNK):
-        chunk = list(fingerprints[start : start + CHUNK])
+    for chunk in chunks(fingerprints):
         found_rows += tx.query(
             f"SELECT {key} AS key, fingerprint, whitelisted, severity, severity_rank,"
             f" {'rule' if kind == 'secret' else 'ecosystem, package, vuln_id'} FROM {table}"
@@ -209,16 +211,15 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
         return 0
     keys = list(groups)
     existing: dict[str, Row] = {}
-    for start in range(0, len(keys), CHUNK):
-        chunk = keys[start : start + CHUNK]
+    for chunk in chunks(keys):
         for row in tx.query(
             "SELECT id, key, status FROM incidents WHERE repository_id = ? AND type = ?"
             f" AND key IN ({placeholders(chunk)})",
             [repo_id, kind, *chunk],
         ):
             existing[row["key"]] = row
-    fresh = [(k, g["severity"], g["title"]) for k, g in groups.items() if k not in existing and g["live"]]
-    opened = _open_many(tx, kind, repo_id, fresh)
+    fresh = [(repo_id, k, g["severity"], g["title"]) for k, g in groups.items() if k not in existing and g["live"]]
+    opened = _open_many(tx, kind, fresh)
     reopen = [existing[k]["id"] for k, g in groups.items() if k in existing and existing[k]["status"] == "closed"
               and g["new_live"]]  # fmt: skip
     _set_status(tx, [(incident_id, "open", None) for incident_id in reopen])
@@ -238,8 +239,7 @@ def _follow_worst(tx: Transaction, incident_ids: Sequence[int]) -> None:
         "(SELECT o.{column} FROM secrets o WHERE o.repository_id = incidents.repository_id"
         " AND o.secret_hash = incidents.key AND o.whitelisted = 0 ORDER BY o.severity_rank DESC, o.id LIMIT 1)"
     )
-    for start in range(0, len(incident_ids), CHUNK):
-        chunk = list(incident_ids[start : start + CHUNK])
+    for chunk in chunks(incident_ids):
         tx.execute(
             "UPDATE incidents SET"
             f" severity = coalesce({worst.format(column='severity')}, severity),"
@@ -252,31 +252,26 @@ def _follow_worst(tx: Transaction, incident_ids: Sequence[int]) -> None:
 
 def close_fixed(tx: Transaction, repo_id: int, keys: Iterable[str]) -> int:
     """Vulnerability incidents left without any occurrence after a re-scan: closed as fixed. Returns how many."""
-    closing = []
-    for key in sorted(keys):
-        ecosystem, package, vuln_id = json.loads(key)
-        left = tx.scalar(
-            "SELECT count(*) FROM vulnerabilities WHERE repository_id = ? AND ecosystem = ? AND package = ?"
-            " AND vuln_id = ?",
-            (repo_id, ecosystem, package, vuln_id),
+    closing: list[tuple[str, int, str]] = []
+    for chunk in chunks(sorted(keys)):
+        closing += tx.query_tuples(
+            "SELECT i.key, i.id, i.status FROM incidents i WHERE i.repository_id = ? AND i.type = 'vulnerability'"
+            f" AND i.key IN ({placeholders(chunk)}) AND i.status != 'closed'"
+            f" AND NOT EXISTS (SELECT 1 FROM vulnerabilities o WHERE {VULNERABILITY_OF})",
+            [repo_id, *chunk],
         )
-        incident = tx.query_one(
-            "SELECT id, status FROM incidents WHERE repository_id = ? AND type = 'vulnerability' AND key = ?",
-            (repo_id, key),
-        )
-        if not left and incident is not None and incident["status"] != "closed":
-            closing.append((incident["id"], incident["status"]))
-    _set_status(tx, [(i, "closed", "fixed") for i, _ in closing])
+    closing = sorted(closing)
+    _set_status(tx, [(i, "closed", "fixed") for _, i, _ in closing])
     reason = "No longer found by a scan of the default branch"
-    _log(tx, [(i, "auto-closed", was, "closed", None, reason, "fixed") for i, was in closing])
+    _log(tx, [(i, "auto-closed", was, "closed", None, reason, "fixed") for _, i, was in closing])
     return len(closing)
 
 
 def follow_allowlisting(tx: Transaction, secret_ids: Sequence[int], vuln_ids: Sequence[int]) -> None:
     """After findings changed `whitelisted`: close incidents fully allowlisted, reopen or open the others."""
     for kind, ids in (("secret", secret_ids), ("vulnerability", vuln_ids)):
-        for start in range(0, len(ids), CHUNK):
-            _follow_chunk(tx, kind, list(ids[start : start + CHUNK]))
+        for chunk in chunks(ids):
+            _follow_chunk(tx, kind, chunk)
 
 
 def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
@@ -295,8 +290,7 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
             ids,
         )
     else:
-        keys = []
-        for row in tx.query(
+        found_rows = tx.query(
             "SELECT repository_id, ecosystem, package, vuln_id,"
             " (SELECT o.severity FROM vulnerabilities o WHERE o.repository_id = v.repository_id"
             "  AND o.ecosystem = v.ecosystem AND o.package = v.package AND o.vuln_id = v.vuln_id"
@@ -307,23 +301,27 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
             f" FROM vulnerabilities v WHERE v.id IN ({placeholders(ids)})"
             " GROUP BY repository_id, ecosystem, package, vuln_id",
             ids,
-        ):
-            key = vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"])
-            incident = tx.query_one(
-                "SELECT id, status, resolution FROM incidents WHERE repository_id = ? AND type = ? AND key = ?",
-                (row["repository_id"], kind, key),
-            ) or {"id": None, "status": None, "resolution": None}
-            keys.append((row["repository_id"], key, f"{row['vuln_id']} in {row['package']}", row["severity"],
-                         row["live"], incident["id"], incident["status"], incident["resolution"]))  # fmt: skip
-    close, reopen = [], []
+        )
+        pairs = [
+            (r["repository_id"], vulnerability_key(r["ecosystem"], r["package"], r["vuln_id"])) for r in found_rows
+        ]
+        incidents = {(r["repository_id"], r["key"]): r for r in _by_key(tx, kind, pairs, "id, status, resolution")}
+        none: Row = {"id": None, "status": None, "resolution": None}
+        keys = []
+        for row, pair in zip(found_rows, pairs, strict=True):
+            incident = incidents.get(pair, none)
+            keys.append((*pair, f"{row['vuln_id']} in {row['package']}", row["severity"], row["live"],
+                         incident["id"], incident["status"], incident["resolution"]))  # fmt: skip
+    close, reopen, fresh = [], [], []
     for repository_id, key, title, severity, live, incident_id, status, resolution in keys:
         if incident_id is None:
             if live:
-                _open_many(tx, kind, repository_id, [(key, severity, title)])
+                fresh.append((repository_id, key, severity, title))
         elif not live and status != "closed":
             close.append((incident_id, status))
         elif live and status == "closed" and resolution == "allowlisted":
             reopen.append(incident_id)
+    _open_many(tx, kind, fresh)
     _set_status(tx, [(i, "closed", "allowlisted") for i, _ in close])
     reason = "Every occurrence is allowlisted"
     _log(tx, [(i, "auto-closed", was, "closed", None, reason, "allowlisted") for i, was in close])
@@ -350,6 +348,7 @@ def change_status(
 
 
 # -- reads ------------------------------------------------------------------------------------------
+COLUMNS = f"i.*, {REPO_COLUMNS}, r.vc_id AS repo_vc_id"
 FROM = "FROM incidents i JOIN repos r ON r.id = i.repository_id"
 
 
@@ -371,12 +370,9 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
     if q.pr_ids:
         marks = placeholders(q.pr_ids)
         where.add(
-            "(EXISTS (SELECT 1 FROM secrets o WHERE i.type = 'secret' AND o.repository_id = i.repository_id"
-            f" AND o.secret_hash = i.key AND o.pr_id IN ({marks}))"
+            f"(EXISTS (SELECT 1 FROM secrets o WHERE i.type = 'secret' AND {SECRET_OF} AND o.pr_id IN ({marks}))"
             " OR EXISTS (SELECT 1 FROM vulnerabilities o JOIN pr_scans p ON p.id = o.pr_scan_id"
-            " WHERE i.type = 'vulnerability' AND o.repository_id = i.repository_id"
-            " AND json_array(o.ecosystem, o.package, o.vuln_id) = json(i.key)"
-            f" AND p.pr_id IN ({marks})))",
+            f" WHERE i.type = 'vulnerability' AND {VULNERABILITY_OF} AND p.pr_id IN ({marks})))",
             *q.pr_ids,
             *q.pr_ids,
         )
@@ -387,17 +383,38 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
     return where
 
 
-def _pull_requests(db: Db, occurrences: list[Row]) -> list[int]:
-    """The pull requests an incident's occurrences were found in: a secret names its own, a vulnerability its scan's."""
-    ids = {o["pr_id"] for o in occurrences if o.get("pr_id")}
-    scans = sorted({o["pr_scan_id"] for o in occurrences if "pr_id" not in o and o.get("pr_scan_id")})
-    if scans:
-        ids |= {r["pr_id"] for r in db.query(f"SELECT pr_id FROM pr_scans WHERE id IN ({placeholders(scans)})", scans)}
-    return sorted(ids)
+def _occurrences(db: Db, incidents: Sequence[Row]) -> dict[int, list[Row]]:
+    """Each incident's occurrences by id, oldest first, with the pull request each was found in (`found_in_pr`): a
+    secret names its own, a vulnerability its scan's. One query per kind and chunk, however many occurrences."""
+    by_incident: dict[int, list[Row]] = {row["id"]: [] for row in incidents}
+    for kind, table, match, pull_request in (
+        ("secret", "secrets", SECRET_OF, "o.pr_id"),
+        (
+            "vulnerability",
+            "vulnerabilities",
+            VULNERABILITY_OF,
+            "(SELECT p.pr_id FROM pr_scans p WHERE p.id = o.pr_scan_id)",
+        ),
+    ):
+        for chunk in chunks([row["id"] for row in incidents if row["type"] == kind]):
+            for row in db.query(
+                f"SELECT i.id AS incident_id, {pull_request} AS found_in_pr, o.* FROM incidents i JOIN {table} o"
+                f" ON {match} WHERE i.id IN ({placeholders(chunk)}) ORDER BY o.id",
+                chunk,
+            ):
+                by_incident[row.pop("incident_id")].append(row)
+    return by_incident
 
 
-def public(db: Db, row: Row, with_activity: bool = False) -> dict[str, Any]:
-    occurrences = _occurrences(db, row, "o.*")
+def _activity(db: Db, incident_id: int) -> list[Row]:
+    return db.query(
+        "SELECT action, from_status, to_status, user_id, comment, resolution, created_at FROM incident_activity"
+        " WHERE incident_id = ? ORDER BY id",
+        (incident_id,),
+    )
+
+
+def public(row: Row, occurrences: Sequence[Row], activity: list[Row] | None = None) -> dict[str, Any]:
     first = occurrences[0] if occurrences else {}
     record: dict[str, Any] = {
         name: row[name]
@@ -407,7 +424,7 @@ def public(db: Db, row: Row, with_activity: bool = False) -> dict[str, Any]:
     record.update(
         repository=embedded_repository(row),
         vc_id=row["repo_vc_id"],
-        pr_ids=_pull_requests(db, occurrences),
+        pr_ids=sorted({o["found_in_pr"] for o in occurrences if o["found_in_pr"]}),
         occurrence_count=len(occurrences),
         secret=None,
         vulnerability=None,
@@ -424,29 +441,64 @@ def public(db: Db, row: Row, with_activity: bool = False) -> dict[str, Any]:
             "summary": first["summary"],
             "vulnerability_ids": [o["id"] for o in occurrences],
         }
-    if with_activity:
-        record["activity"] = db.query(
-            "SELECT action, from_status, to_status, user_id, comment, resolution, created_at FROM incident_activity"
-            " WHERE incident_id = ? ORDER BY id",
-            (row["id"],),
-        )
+    if activity is not None:
+        record["activity"] = activity
     return record
 
 
 def get_row(db: Db, incident_id: int, scope: int | None) -> Row | None:
     where = Where().add("i.id = ?", incident_id).in_scope("i.repository_id", scope)
-    return db.query_one(f"SELECT i.*, {REPO_COLUMNS}, r.vc_id AS repo_vc_id {FROM} {where.sql}", where.params)
+    return db.query_one(f"SELECT {COLUMNS} {FROM} {where.sql}", where.params)
+
+
+def get_incident_record(db: Db, incident_id: int, scope: int | None) -> dict[str, Any]:
+    """One incident with its occurrences and activity log; NotFound outside `scope`."""
+    row = found(get_row(db, incident_id, scope), "Incident")
+    return public(row, _occurrences(db, [row])[row["id"]], _activity(db, row["id"]))
 
 
 def list_incidents(db: Database, q: IncidentQuery, scope: int | None) -> tuple[list[dict[str, Any]], int]:
     where = _where(q, scope)
-    total = db.scalar(f"SELECT count(*) FROM incidents i {where.sql}", where.params)
-    rows = db.query(
-        f"SELECT i.*, {REPO_COLUMNS}, r.vc_id AS repo_vc_id {FROM} {where.sql}"
-        f" {order_by(q.sort_by, q.order_by, SORT_COLUMNS, 'i.id')} LIMIT ? OFFSET ?",
-        [*where.params, q.limit, q.offset],
-    )
-    return [public(db, row) for row in rows], int(total)
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "i.id")
+    rows, total = paged(db, COLUMNS, FROM, where, order, q.limit, q.offset, count_source="FROM incidents i")
+    occurrences = _occurrences(db, rows)
+    return [public(row, occurrences[row["id"]]) for row in rows], total
+
+
+def update_one(tx: Transaction, incident_id: int, scope: int | None, change: StatusChange, status: str, actor: int
+               ) -> dict[str, Any]:  # fmt: skip
+    """A user's status change of one incident in `scope`; the incident as it is afterwards."""
+    change_status(tx, found(get_row(tx, incident_id, scope), "Incident"), status, change.comment, change.resolution,
+                  actor)  # fmt: skip
+    return get_incident_record(tx, incident_id, None)
+
+
+def bulk_change(tx: Transaction, change: BulkChange, scope: int | None, actor: int) -> dict[str, Any]:
+    """The status change of the incidents `change` names by ids or by filter, within `scope`: which changed and
+    why the others did not; with `dry_run`, nothing is written."""
+    if change.ids is not None:
+        targets = list(dict.fromkeys(change.ids))
+        where = Where().in_scope("i.repository_id", scope).any_of("i.id", targets)
+    else:
+        assert change.filter is not None
+        where = _where(change.filter, scope)
+        targets = []
+    rows = {r["id"]: r for r in tx.query(f"SELECT i.* FROM incidents i {where.sql} ORDER BY i.id", where.params)}
+    targets = targets or list(rows)
+    changed, unchanged = [], []
+    for incident_id in targets:
+        incident = rows.get(incident_id)
+        if incident is None:
+            unchanged.append({"id": incident_id, "reason": "Incident not found"})
+        elif incident["status"] == change.status:
+            unchanged.append({"id": incident_id, "reason": f"Already {change.status}"})
+        elif change.status not in TRANSITIONS[incident["status"]]:
+            unchanged.append({"id": incident_id, "reason": f"Cannot go from {incident['status']} to {change.status}"})
+        else:
+            if not change.dry_run:
+                change_status(tx, incident, change.status, change.comment, change.resolution, actor)
+            changed.append(incident_id)
+    return {"dry_run": change.dry_run, "changed": changed, "unchanged": unchanged}
 
 
 # -- handlers ---------------------------------------------------------------------------------------
@@ -456,7 +508,7 @@ def get_incidents(ctx: Context) -> dict[str, Any]:
 
 
 def get_incident(ctx: Context) -> dict[str, Any]:
-    return public(ctx.db, found(get_row(ctx.db, ctx.path["incident_id"], ctx.scope), "Incident"), with_activity=True)
+    return get_incident_record(ctx.db, ctx.path["incident_id"], ctx.scope)
 
 
 def update_status(ctx: Context) -> dict[str, Any]:
@@ -466,13 +518,7 @@ def update_status(ctx: Context) -> dict[str, Any]:
         raise invalid(
             ["body", "status"], "Give the new status in the body or as the `status` query parameter", "missing"
         )
-
-    def write(tx: Transaction) -> dict[str, Any]:
-        incident = found(get_row(tx, ctx.path["incident_id"], ctx.scope), "Incident")
-        change_status(tx, incident, status, body.comment, body.resolution, ctx.uid)
-        return public(tx, found(get_row(tx, incident["id"], None), "Incident"), with_activity=True)
-
-    return ctx.db.transaction(write)
+    return ctx.db.transaction(lambda tx: update_one(tx, ctx.path["incident_id"], ctx.scope, body, status, ctx.uid))
 
 
 def bulk_status(ctx: Context) -> dict[str, Any]:
@@ -481,33 +527,7 @@ def bulk_status(ctx: Context) -> dict[str, Any]:
         raise invalid(["body"], "Give exactly one of `ids` or `filter`")
     if body.resolution is not None and body.status != "closed":
         raise invalid(["body", "resolution"], "A resolution is given only when closing")
-
-    def write(tx: Transaction) -> dict[str, Any]:
-        if body.ids is not None:
-            targets = list(dict.fromkeys(body.ids))
-            where = Where().in_scope("i.repository_id", ctx.scope).any_of("i.id", targets)
-        else:
-            assert body.filter is not None
-            where = _where(body.filter, ctx.scope)
-            targets = []
-        rows = {r["id"]: r for r in tx.query(f"SELECT i.* FROM incidents i {where.sql} ORDER BY i.id", where.params)}
-        targets = targets or list(rows)
-        changed, unchanged = [], []
-        for incident_id in targets:
-            incident = rows.get(incident_id)
-            if incident is None:
-                unchanged.append({"id": incident_id, "reason": "Incident not found"})
-            elif incident["status"] == body.status:
-                unchanged.append({"id": incident_id, "reason": f"Already {body.status}"})
-            elif body.status not in TRANSITIONS[incident["status"]]:
-                unchanged.append({"id": incident_id, "reason": f"Cannot go from {incident['status']} to {body.status}"})
-            else:
-                if not body.dry_run:
-                    change_status(tx, incident, body.status, body.comment, body.resolution, ctx.uid)
-                changed.append(incident_id)
-        return {"dry_run": body.dry_run, "changed": changed, "unchanged": unchanged}
-
-    return ctx.db.transaction(write)
+    return ctx.db.transaction(lambda tx: bulk_change(tx, body, ctx.scope, ctx.uid))
 
 
 routes = [

@@ -1,0 +1,128 @@
+"""How many SQL statements a request or a triage step costs: a fixed number, whatever the rows it covers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from secmgr.db import Database
+from secmgr.findings import VulnerabilityFinding
+from secmgr.ingest import ingest_vulnerabilities, record_vulnerability_scan
+
+from .conftest import World, leak
+
+READS = ("SELECT", "WITH")
+FILES = ("app.py", "ci.yml", "deploy.sh")
+
+
+@contextmanager
+def statements(db: Database) -> Iterator[list[str]]:
+    """The statements every connection of `db` runs inside the block (the real sqlite3 trace, no mock)."""
+    seen: list[str] = []
+    db.trace(seen.append)
+    try:
+        yield seen
+    finally:
+        db.trace(None)
+
+
+def queries(seen: list[str]) -> list[str]:
+    return [s for s in seen if s.lstrip().upper().startswith(READS)]
+
+
+def database(world: World) -> Database:
+    return world.api.client.app.state.secmgr.db  # type: ignore[attr-defined, no-any-return]
+
+
+def osv_report(packages: int, files: tuple[str, ...]) -> dict[str, Any]:
+    """An OSV-Scanner report: `packages` vulnerable packages, each found in every one of `files`."""
+    return {
+        "results": [{
+            "source": {"path": f"/src/{file}/requirements.txt", "type": "lockfile"},
+            "packages": [{
+                "package": {"name": f"pkg{n}", "version": "1.0.0", "ecosystem": "PyPI"},
+                "vulnerabilities": [{"id": f"PYSEC-2099-{n}", "modified": "2024-01-01T00:00:00Z"}],
+                "groups": [{"ids": [f"PYSEC-2099-{n}"], "max_severity": "7.5"}],
+            } for n in range(packages)],
+        } for file in files]
+    }  # fmt: skip
+
+
+def fill(world: World, repo_id: int, secrets: int, vulnerabilities: int, files: tuple[str, ...]) -> None:
+    """`secrets` secret incidents and `vulnerabilities` vulnerability incidents, each found once in every file."""
+    leaks = [
+        leak("generic-api-key", f"tok_{n:04d}_Zq8vLm3Rt6Yp", file, n + 1) for n in range(secrets) for file in files
+    ]
+    world.import_secrets(repo_id, leaks)
+    url = f"/import/vulnerabilities?format=osv-scanner&repo_id={repo_id}"
+    response = world.api.post(url, world.admin, json=osv_report(vulnerabilities, files))
+    assert response.status_code == 200, response.text
+
+
+def page_cost(world: World, query: str) -> tuple[int, dict[str, Any]]:
+    with statements(database(world)) as seen:
+        response = world.api.get(f"/incident/?{query}", world.admin)
+    assert response.status_code == 200, response.text
+    return len(queries(seen)), response.json()
+
+
+def test_a_page_of_incidents_costs_a_fixed_number_of_queries(world: World) -> None:
+    small, _ = page_cost(world, "limit=100")  # the world's few incidents, one occurrence each
+    gamma = world.repos[2]["id"]
+    fill(world, gamma, 70, 30, FILES)
+    cost, page = page_cost(world, f"limit=100&repo_ids={gamma}")
+    assert page["total"] == 100 and len(page["items"]) == 100
+    assert {i["occurrence_count"] for i in page["items"]} == {len(FILES)}
+    assert {i["type"] for i in page["items"]} == {"secret", "vulnerability"}
+    assert cost <= 10 and cost == small
+    one = page["items"][0]
+    with statements(database(world)) as seen:
+        detail = world.api.get(f"/incident/{one['id']}", world.admin).json()
+    assert len(queries(seen)) <= 10
+    assert {k: v for k, v in detail.items() if k != "activity"} == one and detail["activity"][0]["action"] == "opened"
+
+
+def finding(n: int, file: str = "requirements.txt", vuln_id: str = "PYSEC-2099-1") -> VulnerabilityFinding:
+    return VulnerabilityFinding(
+        vuln_id=vuln_id, package=f"pkg{n}", ecosystem="PyPI", version="1.0.0", severity="high", file=file
+    )
+
+
+def allowlisting_cost(world: World, repo_id: int, packages: int) -> int:
+    """The reads of allowlisting one advisory found in `packages` packages (each its own incident)."""
+    db = database(world)
+    db.transaction(lambda tx: ingest_vulnerabilities(tx, repo_id, [finding(n) for n in range(packages)]))
+    with statements(db) as seen:
+        response = world.api.post("/whitelist/", world.admin, json={"name": "PYSEC-2099-1", "type": "vulnerability",
+                                                                    "repos": [repo_id]})  # fmt: skip
+    assert response.status_code == 201, response.text
+    assert response.json()["vulnerabilities_updated"] == packages
+    closed = world.api.get(f"/incident/?limit=100&repo_ids={repo_id}&type=vulnerability&status=closed", world.admin)
+    assert closed.json()["total"] == packages
+    return len(queries(seen))
+
+
+def test_allowlisting_works_per_chunk_not_per_incident(world: World) -> None:
+    beta, gamma = world.repos[1]["id"], world.repos[2]["id"]
+    assert allowlisting_cost(world, beta, 3) == allowlisting_cost(world, gamma, 60)
+
+
+def fixing_cost(world: World, repo_id: int, packages: int) -> int:
+    """The reads of a default-branch scan that no longer finds `packages` vulnerable packages."""
+    db = database(world)
+    found = [finding(n, vuln_id=f"PYSEC-2099-{n}") for n in range(packages)]
+    db.transaction(lambda tx: record_vulnerability_scan(tx, repo_id, found))
+    with statements(db) as seen:
+        _, fixed = db.transaction(lambda tx: record_vulnerability_scan(tx, repo_id, []))
+    assert fixed == packages
+    return len(queries(seen))
+
+
+def test_a_scan_closes_fixed_incidents_per_chunk_not_per_key(world: World) -> None:
+    beta, gamma = world.repos[1]["id"], world.repos[2]["id"]
+    assert fixing_cost(world, beta, 3) == fixing_cost(world, gamma, 60)
+    fixed: Callable[[int], Any] = lambda repo: world.api.get(  # noqa: E731
+        f"/incident/?limit=100&repo_ids={repo}&status=closed", world.admin
+    ).json()["items"]
+    assert {i["resolution"] for i in fixed(gamma)} == {"fixed"} and len(fixed(gamma)) == 60
