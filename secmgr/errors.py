@@ -1,4 +1,4 @@
-"""One error shape: `{"detail": "<sentence>"}`, and for 422 the list shape of INTERFACE.md."""
+"""One error shape: `{"detail": "<sentence>"}`, and for 422 the list shape of the interface (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ Until = Annotated[str, BeforeValidator(lambda v: _moment(v, end_of_day=True))]
 
 
 class RepositorySummary(BaseModel):
-    """The repository summary INTERFACE.md embeds in findings."""
+    """The repository summary the interface (docs/api.md) embeds in findings."""
 
     id: int
     name: str

@@ -1,4 +1,4 @@
-"""Groups of repositories. A non-admin in a group sees only that group's repositories (CONTRACT §2)."""
+"""Groups of repositories. A non-admin in a group sees only that group's repositories (docs/api.md, decisions §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Users: create, read, list, partial update, soft delete (CONTRACT §3)."""
+"""Users: create, read, list, partial update, soft delete (docs/api.md, decisions §3)."""
 
 from __future__ import annotations
 
