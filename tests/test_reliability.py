@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -10,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,11 +23,15 @@ from secmgr.cli import main
 from . import webhook_payloads as hooks
 from .conftest import leak
 from .server import Server
-from .test_fetch import git
+from .test_fetch import finished, git
 
 
 def database(server: Server) -> sqlite3.Connection:
     return sqlite3.connect(server.data_dir / "secmgr.db")
+
+
+def job_state(client: httpx.Client, job_id: int) -> Callable[[], dict]:
+    return lambda: dict(client.get(f"/jobs/{job_id}").json())
 
 
 def counts(conn: sqlite3.Connection, *tables: str) -> dict[str, int]:
@@ -58,28 +64,37 @@ def test_backup_while_serving_and_restore(tmp_path: Path, capsys: pytest.Capture
             client.post(f"/import/secrets?format=gitleaks&repo_id={repo_a}", content=report("a", 300)).status_code
             == 200
         )
-        stop = threading.Event()
+        stop, writing = threading.Event(), threading.Event()
+        statuses: list[int] = []
 
         def keep_writing() -> None:
-            i = 0
             while not stop.is_set():
-                client.post(f"/import/secrets?format=gitleaks&repo_id={repo_b}", content=report("b", 20, i))
-                i += 20
+                start = 20 * len(statuses)
+                response = client.post(
+                    f"/import/secrets?format=gitleaks&repo_id={repo_b}", content=report("b", 20, start)
+                )
+                statuses.append(response.status_code)
+                if len(statuses) == 3:
+                    writing.set()
 
         writer = threading.Thread(target=keep_writing)
         writer.start()
         try:
-            time.sleep(0.3)
+            assert writing.wait(timeout=60), statuses  # the backup starts with the writer well under way
             assert main(["backup", str(backup_file), "--data-dir", str(server.data_dir)]) == 0
         finally:
             stop.set()
             writer.join()
+        assert set(statuses) == {200}, statuses
         result = json.loads(capsys.readouterr().out)
-        assert result["integrity"] == "ok" and result["rows"]["secrets"] >= 300
+        copied = result["rows"]["secrets"]
+        # At least the three imports done before it began; whole imports only, as each went in one transaction.
+        assert result["integrity"] == "ok" and copied >= 300 + 3 * 20 and (copied - 300) % 20 == 0, copied
         assert main(["backup", str(backup_file), "--data-dir", str(server.data_dir)]) == 1  # never overwrites
         assert "exists" in capsys.readouterr().err
         # Then something goes wrong: a repository is deleted with its findings.
-        assert client.delete(f"/repo/{repo_a}").status_code in (200, 204)
+        deleted = client.delete(f"/repo/{repo_a}")
+        assert deleted.status_code == 200 and deleted.json()["id"] == repo_a
     with sqlite3.connect(backup_file) as copy:
         in_backup = counts(copy, "secrets", "repos", "incidents")
     assert main(["restore", str(backup_file), "--data-dir", str(server.data_dir)]) == 0
@@ -98,18 +113,31 @@ def test_backup_while_serving_and_restore(tmp_path: Path, capsys: pytest.Capture
     assert "not a readable SQLite database" in capsys.readouterr().err
 
 
+def writer_is_busy(path: Path) -> bool:
+    """Whether a connection holds the database's write transaction (taking it ourselves, and letting go, if not)."""
+    with contextlib.closing(sqlite3.connect(path, timeout=0, isolation_level=None)) as conn:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            assert "locked" in str(exc), exc
+            return True
+        conn.execute("ROLLBACK")
+        return False
+
+
 def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> None:
-    server = Server(tmp_path / "data", tmp_path / "server.log").start()
+    # No job threads: while the import runs, no other writer can hold the write transaction.
+    server = Server(tmp_path / "data", tmp_path / "server.log", SECMGR_JOB_WORKERS="0").start()
+    db_file = server.data_dir / "secmgr.db"
     try:
         client = server.client(server.token())
-        calibration, target = setup_repos(client, tmp_path / "repos", ["calibration", "target"])
+        earlier, target = setup_repos(client, tmp_path / "repos", ["earlier", "target"])
         n = 3000
-        started = time.perf_counter()
-        assert client.post(f"/import/secrets?format=gitleaks&repo_id={calibration}", content=report("cal", n)).json()[
+        assert client.post(f"/import/secrets?format=gitleaks&repo_id={earlier}", content=report("old", n)).json()[
             "created"] == n  # fmt: skip
-        duration = time.perf_counter() - started
         with database(server) as conn:
             before = counts(conn, "users", "vcs", "repos", "groups", "allowlists", "jobs")
+        assert not writer_is_busy(db_file)
 
         answered: list[int] = []
 
@@ -122,7 +150,10 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
 
         thread = threading.Thread(target=doomed)
         thread.start()
-        time.sleep(duration * 0.6)
+        deadline = time.monotonic() + 60
+        while not writer_is_busy(db_file):  # the import has begun writing and not yet committed
+            assert time.monotonic() < deadline and thread.is_alive(), answered
+            time.sleep(0.001)
         server.kill()
         thread.join()
         assert answered == []  # the kill came while the import was in flight
@@ -131,15 +162,14 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
     with database(server) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = conn.execute("SELECT count(*) FROM secrets WHERE repository_id = ?", (target,)).fetchone()[0]
-        assert stored in (0, n), stored  # wholly or not at all
-        assert conn.execute("SELECT count(*) FROM secrets WHERE repository_id = ?", (calibration,)).fetchone()[0] == n
+        assert stored == 0  # not at all, since it had not committed
+        assert conn.execute("SELECT count(*) FROM secrets WHERE repository_id = ?", (earlier,)).fetchone()[0] == n
         assert counts(conn, "users", "vcs", "repos", "groups", "allowlists", "jobs") == before
-        incidents = conn.execute("SELECT count(*) FROM incidents WHERE repository_id = ?", (target,)).fetchone()[0]
-        assert incidents == stored  # one per value: they went in with their findings, or not at all
+        assert conn.execute("SELECT count(*) FROM incidents WHERE repository_id = ?", (target,)).fetchone()[0] == 0
     with server:
         client = server.client(server.token())
         again = client.post(f"/import/secrets?format=gitleaks&repo_id={target}", content=report("doomed", n))
-        assert again.status_code == 200 and again.json()["created"] + again.json()["updated"] == n
+        assert again.status_code == 200 and again.json()["created"] == n
 
 
 def history(repo: Path, commits: int, secrets_every: int) -> int:
@@ -181,11 +211,7 @@ def test_sigkill_during_a_fetch_job_requeues_it_and_nothing_is_duplicated(tmp_pa
         assert interrupted == "running"  # as the crash left it, until the next start
     with server:
         client = server.client(server.token())
-        deadline = time.monotonic() + 180
-        job = client.get(f"/jobs/{job_id}").json()
-        while job["status"] in ("queued", "running") and time.monotonic() < deadline:
-            time.sleep(0.2)
-            job = client.get(f"/jobs/{job_id}").json()
+        job = finished(job_state(client, job_id))
         assert job["status"] == "completed" and job["attempts"] == 2, job
         total = client.get("/secrets/?limit=1").json()["total"]
         assert total == planted  # re-running found each one once
@@ -308,7 +334,8 @@ def test_logs_of_a_full_scenario_hold_no_secret(tmp_path: Path) -> None:
         assert admin.put(f"/users/{dev_id}", json={"password": "new-password-Mn77"}).status_code == 200
         request_id = admin.get("/repo/").headers["x-request-id"]
         admin.post("/repo/fetch/all", json={"vc_id": vc["id"]})
-        time.sleep(1)
+        for job in admin.get("/jobs/").json()["items"]:  # the fetch, and any the push started: their logs too
+            assert finished(job_state(admin, job["id"]))["status"] == "completed"
     finally:
         server.stop()
     log = server.log.read_text()
