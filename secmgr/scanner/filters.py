@@ -25,8 +25,8 @@ STAND_IN_WORDS = (
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
-    "undefined", "disabled", "empty", "unset", "n/a", "tbd", "sk_test_", "pk_test_", "rk_test_", "deadbeef",
-    "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
+    "undefined", "disabled", "empty", "unset", "notset", "not-set", "not_set", "not set", "n/a", "tbd",
+    "sk_test_", "pk_test_", "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
 )  # fmt: skip
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
 # count only as whole words.
@@ -145,7 +145,9 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if len(value) <= 100 and (_alternating_sequences(core) or _sequential_fraction(core.lower()) >= 0.3):
         return "contrived"
-    if _keyboard_row(value) or _uuid_with_non_hex(value):
+    if _keyboard_row(value):
+        return "placeholder"  # like asdfgh, a stand-in word
+    if _uuid_with_non_hex(value):
         return "contrived"
     return None
 
@@ -163,6 +165,7 @@ NOT_REAL_WORDS = (
     "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "replace", "insert",
     "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
     "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
+    "notset", "not-set", "not_set", "not set",
 )  # fmt: skip
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?i:tbd|none|null|fake|todo)(?![a-z0-9])")
 

@@ -26,8 +26,8 @@ STRONG = re.compile(
 )
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred)(?:s)?"
-    r"(?=$|[_.\-\"'\]\s:=]|(?-i:[A-Z]))",
+    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred)(?:s)?"
+    r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
@@ -162,7 +162,13 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, di
     value = value.strip("\"'`")
     if quoted and re.search(r"^\+|\+$|\($", value):
         return None  # "..." + expr: the literal is a piece of code
-    if filters.is_placeholder(value) or (not quoted and filters.looks_like_code(value)) or filters.prose(value):
+    # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
+    # kept low, but a lone word (secret, logmein) is what documentation writes (the rules set `placeholders = false`,
+    # so this is the only judge).
+    signal = filters.placeholder_signal(value)
+    if signal == "placeholder" and kind == "password" and direct and not value.isalpha():
+        signal = filters.slot_signal(value)
+    if signal == "placeholder" or (not quoted and filters.looks_like_code(value)) or filters.prose(value):
         return None
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
@@ -184,12 +190,12 @@ def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, di
     if spaced and strength == "low":
         return None  # `token is` in prose: a value after a space alone must look generated
     if kind == "password":
-        if filters.wordy(value):
+        if filters.wordy(value) or signal == "contrived":
             return "low"
         return "high" if strength == "high" else "medium" if strength == "medium" or quoted else "low"
     if strength == "low":
         return None
-    return "medium" if kind == "weak" else strength
+    return "low" if signal == "contrived" else "medium" if kind == "weak" else strength
 
 
 def _decoded_text(value: str) -> str | None:
@@ -247,7 +253,7 @@ def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
         for word in STRONG.finditer(line):
             yield from _at(lines, index, word.start(), word.end(), seen, path)
         for word in WEAK.finditer(line):
-            start = word.start() + (line[word.start()] in " \t\"'")  # the match may begin at the space before
+            start = word.start() + (line[word.start()] in " \t\"'<")  # the match may begin at the character before
             yield from _at(lines, index, start, word.end(), seen, path)
 
 
@@ -259,6 +265,8 @@ def _at(
     if start in seen:
         return
     seen.add(start)
+    if line.endswith("${", 0, start):
+        return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
     name = line[start:end]
     kind = _kind(name)
     if kind is None:
@@ -300,7 +308,8 @@ def _at(
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
-    spaced = syntax == "" and not NETRC.search(line) and not path.lower().endswith("netrc")
+    netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc")
+    spaced = syntax == "" and not netrc
     if spaced and WEAK.fullmatch(name) and name.islower():
         return  # "pass `x`", "key points": an English word, not a name
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
@@ -309,7 +318,7 @@ def _at(
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
-    direct = syntax not in ("call", "argument", "")
+    direct = syntax not in ("call", "argument", "") or netrc
     decoded = ""
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
         plain = unquote(value, errors="replace")
