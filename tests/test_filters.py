@@ -39,7 +39,7 @@ def test_slot_signal(value: str, signal: str | None) -> None:
         ("ABSK" + "EXAMPLE" * 40 + "=", "placeholder"),  # long, but the stand-in word is said over and over
         ("px-api-a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5", "placeholder"),  # a UUID's layout counting a1b2c3
         ("amzn.mws.c1dg4haz-6xd6-4gqi-vna2-ed3whf71x9k6", "contrived"),  # a UUID's layout with letters past f
-        ("sldafh309sdf", "contrived"),  # the keyboard's home row
+        ("sldafh309sdf", "placeholder"),  # the keyboard's home row, like the stand-in asdfgh
         ("$hal$1te$TnnGdhednJsdQ5nfetwZ", "placeholder"),  # shell or PHP variables one after another
         ("3f2b8c1e-9d4a-4f6b-8e2c-7a1d5b9c0e3f", None),
         ("Hk4sjWq9Lm2xZd7f", None),  # home-row letters among others: random
