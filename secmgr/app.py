@@ -26,6 +26,7 @@ from . import (
     groups,
     imports,
     incidents,
+    job_routes,
     jobs,
     live_commits,
     login,
@@ -68,7 +69,7 @@ SECURITY_HEADERS = [
 
 
 def health(ctx: Context) -> dict[str, str]:
-    ctx.db.scalar("SELECT 1")
+    ctx.db.ping()
     return {"status": "ok"}
 
 
@@ -91,7 +92,7 @@ def all_endpoints() -> list[Endpoint]:
         *imports.routes,
         *allowlists.routes,
         *incidents.routes,
-        *jobs.routes,
+        *job_routes.routes,
     ]
 
 

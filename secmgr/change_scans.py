@@ -10,10 +10,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import ingest, jobs
+from . import ingest
 from .db import Database, Row
+from .errors import JobError
 from .findings import VulnerabilityFinding
 from .ingest import Origin
+from .jobs import INTERNAL_ERROR, JobContext
 from .sca.scan import vulnerabilities_at
 from .sca.versions import name_key
 from .scanner import history
@@ -76,13 +78,13 @@ def run_each_scan(db: Database, table: str, scans: Sequence[Row], work: Callable
     for scan in scans:
         try:
             work(scan)
-        except jobs.JobError as exc:
+        except JobError as exc:
             failures += 1
             set_status(db, table, [scan["id"]], "failed", {"error": str(exc)})
         except Exception:
             log.exception("%s %s failed", table, scan["id"])
             failures += 1
-            set_status(db, table, [scan["id"]], "failed", {"error": jobs.INTERNAL_ERROR})
+            set_status(db, table, [scan["id"]], "failed", {"error": INTERNAL_ERROR})
     return failures
 
 
@@ -99,7 +101,7 @@ def _blocking(db: Database, table: str, repo_id: int, fingerprints: Sequence[str
 
 
 def scan_secrets(
-    ctx: jobs.JobContext, repo_id: int, mirror: Path, head: str, exclude: Sequence[str], origin: Origin, branch: str
+    ctx: JobContext, repo_id: int, mirror: Path, head: str, exclude: Sequence[str], origin: Origin, branch: str
 ) -> Outcome:
     """The secrets the commits reachable from `head` but not from `exclude` add, seen on `branch`."""
     detector = Detector(load(ctx.settings.rules_path))
@@ -108,7 +110,7 @@ def scan_secrets(
         log = history.scan_log(mirror, detector, ignored, revisions=[head], exclude=exclude)
         found = [replace(finding, branch=branch) for finding in log]
     except history.GitLogError as error:
-        raise jobs.JobError(f"{error} on the mirror") from None
+        raise JobError(f"{error} on the mirror") from None
     ctx.db.transaction(lambda tx: ingest.ingest_secrets(tx, repo_id, found, origin))
     identities = sorted({f.identity() for f in found})
     blocking = _blocking(ctx.db, "secrets", repo_id, identities, ctx.settings.block_severity)
@@ -121,7 +123,7 @@ def _key(finding: VulnerabilityFinding) -> tuple[str, str, str]:
 
 
 def scan_vulnerabilities(
-    ctx: jobs.JobContext, repo_id: int, mirror: Path, head: str, base: str | None, origin: Origin
+    ctx: JobContext, repo_id: int, mirror: Path, head: str, base: str | None, origin: Origin
 ) -> Outcome:
     """The vulnerabilities the lock files at `head` have that those at `base` do not (all of them without base)."""
     at_head, packages, unread = vulnerabilities_at(ctx.db, mirror, head)

@@ -7,11 +7,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import ingest, jobs, mirrors, outbound, vcs
-from .db import Transaction
-from .errors import invalid
+from . import ingest, job_routes, mirrors, outbound, repos, vcs
+from .db import Db, Transaction
+from .errors import JobError, invalid
 from .findings import SecretFinding
 from .ids import Id
+from .jobs import JobContext, run_each
 from .scanner import history
 from .scanner.engine import Detector
 from .scanner.rules import load
@@ -46,10 +47,9 @@ def _upsert_repo(tx: Transaction, *, vc_id: int, remote: RemoteRepo) -> int:
     return int(row["id"])
 
 
-def scan_repository(ctx: jobs.JobContext, repo_id: int, mirror: Path, detector: Detector) -> dict[str, int]:
+def scan_repository(ctx: JobContext, repo_id: int, mirror: Path, detector: Detector) -> dict[str, int]:
     """Scans the commits not scanned before; records findings in batches; remembers the new tips."""
-    state = ctx.db.query_one("SELECT tips FROM repo_scan_state WHERE repo_id = ?", (repo_id,))
-    seen = mirrors.existing(mirror, json.loads(state["tips"])) if state else []
+    seen = mirrors.existing(mirror, scanned_tips(ctx.db, repo_id))
     ignored = history.ignored_fingerprints(mirror)
     totals = {"created": 0, "updated": 0, "whitelisted": 0, "incidents_opened": 0}
     new_tips = mirrors.tips(mirror)
@@ -67,31 +67,36 @@ def scan_repository(ctx: jobs.JobContext, repo_id: int, mirror: Path, detector: 
             if len(batch) >= BATCH:
                 flush()
     except history.GitLogError as error:
-        raise jobs.JobError(f"{error} on the mirror") from None
+        raise JobError(f"{error} on the mirror") from None
     if batch:
         flush()
-    now = now_iso()
-
-    def remember(tx: Transaction) -> None:
-        tx.execute(
-            "INSERT INTO repo_scan_state (repo_id, tips, scanned_at) VALUES (?, ?, ?) ON CONFLICT (repo_id)"
-            " DO UPDATE SET tips = excluded.tips, scanned_at = excluded.scanned_at",
-            (repo_id, json.dumps(new_tips), now),
-        )
-        tx.execute("UPDATE repos SET last_scan_date = ?, updated_at = ? WHERE id = ?", (now, now, repo_id))
-
-    ctx.db.transaction(remember)
+    ctx.db.transaction(lambda tx: remember_scan(tx, repo_id, new_tips))
     return totals
 
 
-def run(ctx: jobs.JobContext) -> None:
+def scanned_tips(db: Db, repo_id: int) -> list[str]:
+    """The branch tips the last scan of the repository reached: commits before them are not scanned again."""
+    state = db.query_one("SELECT tips FROM repo_scan_state WHERE repo_id = ?", (repo_id,))
+    return list(json.loads(state["tips"])) if state else []
+
+
+def remember_scan(tx: Transaction, repo_id: int, tips: list[str]) -> None:
+    now = now_iso()
+    tx.execute(
+        "INSERT INTO repo_scan_state (repo_id, tips, scanned_at) VALUES (?, ?, ?) ON CONFLICT (repo_id)"
+        " DO UPDATE SET tips = excluded.tips, scanned_at = excluded.scanned_at",
+        (repo_id, json.dumps(tips), now),
+    )
+    tx.execute("UPDATE repos SET last_scan_date = ?, updated_at = ? WHERE id = ?", (now, now, repo_id))
+
+
+def run(ctx: JobContext) -> None:
     vc = vcs.get_row(ctx.db, int(ctx.job["vc_id"] or 0))
     if vc is None:
-        raise jobs.JobError("The connection no longer exists")
+        raise JobError("The connection no longer exists")
     remotes = _list(vc, vcs.token(vc, ctx.settings))
     if ctx.scope is not None:  # a group-bound starter: only the group's repositories of this connection
-        known = {r["name"].lower(): int(r["id"]) for r in ctx.db.query("SELECT id, name FROM repos WHERE vc_id = ?",
-                                                                         (vc["id"],))}  # fmt: skip
+        known = {r["name"].lower(): int(r["id"]) for r in repos.of_connection(ctx.db, vc["id"])}
         allowed = ctx.in_scope(list(known.values()))
         remotes = [r for r in remotes if known.get(r.name.lower()) in allowed]
     detector = Detector(load(ctx.settings.rules_path))
@@ -107,14 +112,14 @@ def run(ctx: jobs.JobContext) -> None:
         mirrors.sync(remote.clone_url, mirror, credentials)
         return scan_repository(ctx, repo_id, mirror, detector)
 
-    jobs.run_each(ctx, remotes, lambda remote: remote.name, one, totals)
+    run_each(ctx, remotes, lambda remote: remote.name, one, totals)
 
 
 def fetch_all(ctx: Context) -> Any:
     body: FetchAll = ctx.body
     if not vcs.exists(ctx.db, body.vc_id):
         raise invalid(["body", "vc_id"], f"Connection {body.vc_id} does not exist")
-    return jobs.start(ctx, "fetch", body.vc_id)
+    return job_routes.start(ctx, "fetch", body.vc_id)
 
 
 routes = [
@@ -125,7 +130,7 @@ routes = [
         USER,
         "Fetch All Repos",
         body=FetchAll,
-        response=jobs.JobQueued,
+        response=job_routes.JobQueued,
         status=202,
         tag="repo",
     ),

@@ -1,7 +1,7 @@
-"""Background jobs: rows in `jobs`, run by worker threads in the server, never on the event loop.
+"""The job runtime: worker threads in the server claim queued jobs and run them, never on the event loop.
 
-A job kind maps to a function `run(job_context)`. On start-up, jobs left `running` by a crash go back to
-`queued` (or `failed` after three attempts), so none is lost and none stays running forever.
+A job kind maps to a function `run(job_context)`; its repositories run a few at a time in one shared pool.
+The queue itself is `job_queue`, the HTTP side `job_routes`.
 """
 
 from __future__ import annotations
@@ -12,129 +12,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
-from .db import Database, Db, Row, Transaction
-from .errors import JobError, PartialFailure, found
-from .sql import Where, order_by, paged
-from .timeutil import now_iso
-from .web import READONLY, Context, Endpoint, PageQuery, envelope
+from .db import Database, Row
+from .errors import JobError, PartialFailure
+from .job_queue import claim, finish, recover, set_progress, set_results
 
 T = TypeVar("T")
 
 log = logging.getLogger("secmgr.jobs")
-MAX_ATTEMPTS = 3
 INTERNAL_ERROR = "Internal error; see the server log"
-JobStatus = Literal["queued", "running", "completed", "failed"]
-
-
-class JobOut(BaseModel):
-    id: int
-    kind: str
-    status: JobStatus
-    vc_id: int | None
-    progress: dict[str, int]
-    counts: dict[str, int]
-    failures: list[dict[str, str]]
-    error: str | None
-    attempts: int
-    created_by: int | None
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
-    updated_at: str
-
-
-class JobQuery(PageQuery):
-    status: JobStatus | None = None
-    kind: str | None = None
-    sort_by: Literal["id", "created_at"] = "id"
-
-
-def public(row: Row) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "status": row["status"],
-        "vc_id": row["vc_id"],
-        "progress": {"done": row["progress_done"], "total": row["progress_total"]},
-        "counts": json.loads(row["counts"]),
-        "failures": json.loads(row["failures"]),
-        "error": row["error"],
-        "attempts": row["attempts"],
-        "created_by": row["created_by"],
-        "created_at": row["created_at"],
-        "started_at": row["started_at"],
-        "finished_at": row["finished_at"],
-        "updated_at": row["updated_at"],
-    }
-
-
-# -- SQL --------------------------------------------------------------------------------------------
-def enqueue(tx: Transaction, kind: str, vc_id: int | None, params: dict[str, Any], actor: int | None) -> Row:
-    now = now_iso()
-    row = tx.query_one(
-        "INSERT INTO jobs (kind, vc_id, params, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
-        " RETURNING *",
-        (kind, vc_id, json.dumps(params), actor, now, now),
-    )
-    assert row is not None
-    return row
-
-
-def start(ctx: Context, kind: str, vc_id: int) -> dict[str, Any]:
-    """Queues a job for the caller and wakes the workers: the 202 answer of the endpoints that start one. A
-    caller bound to a group starts a job that covers only that group's repositories."""
-    params = {} if ctx.scope is None else {"scope": ctx.scope}
-    job = ctx.db.transaction(lambda tx: enqueue(tx, kind, vc_id, params, ctx.uid))
-    ctx.state.jobs.wake()
-    return {"job_id": job["id"], "status": job["status"]}
-
-
-def get_row(db: Db, job_id: int) -> Row | None:
-    return db.query_one("SELECT * FROM jobs WHERE id = ?", (job_id,))
-
-
-def claim(db: Database) -> Row | None:
-    """Takes the oldest queued job and marks it running."""
-    now = now_iso()
-    return db.transaction(
-        lambda tx: tx.query_one(
-            "UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?"
-            " WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) RETURNING *",
-            (now, now),
-        )
-    )
-
-
-def recover(db: Database) -> None:
-    """Jobs a crash left running: back to the queue, or failed once they have been tried enough."""
-    now = now_iso()
-
-    def write(tx: Transaction) -> None:
-        tx.execute(
-            "UPDATE jobs SET status = 'failed', error = 'Interrupted too many times', finished_at = ?, updated_at = ?"
-            " WHERE status = 'running' AND attempts >= ?",
-            (now, now, MAX_ATTEMPTS),
-        )
-        tx.execute("UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'", (now,))
-
-    db.transaction(write)
-
-
-def list_jobs(db: Database, q: JobQuery, owner: int | None = None) -> tuple[list[Row], int]:
-    """Jobs; with `owner`, only those that user started (a group-bound user sees its own jobs only)."""
-    where = Where()
-    if owner is not None:
-        where.add("created_by = ?", owner)
-    if q.status:
-        where.add("status = ?", q.status)
-    if q.kind:
-        where.add("kind = ?", q.kind)
-    order = order_by(q.sort_by, q.order_by, {"id": "id", "created_at": "created_at"})
-    return paged(db, "*", "FROM jobs", where, order, q.limit, q.offset)
+CONCURRENT_ITEMS = 4
 
 
 @dataclass
@@ -163,29 +51,10 @@ class JobContext:
         return set(repo_ids) & {int(r["repo_id"]) for r in rows}
 
     def progress(self, done: int, total: int) -> None:
-        self.db.execute(
-            "UPDATE jobs SET progress_done = ?, progress_total = ?, updated_at = ? WHERE id = ?",
-            (done, total, now_iso(), self.job["id"]),
-        )
+        set_progress(self.db, self.job["id"], done, total)
 
     def record(self, counts: dict[str, int], failures: list[dict[str, str]]) -> None:
-        self.db.execute(
-            "UPDATE jobs SET counts = ?, failures = ?, updated_at = ? WHERE id = ?",
-            (json.dumps(counts), json.dumps(failures), now_iso(), self.job["id"]),
-        )
-
-
-def _finish(db: Database, job_id: int, status: str, error: str | None) -> None:
-    now = now_iso()
-    db.execute(
-        "UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
-        (status, error, now, now, job_id),
-    )
-
-
-class JobQueued(BaseModel):
-    job_id: int
-    status: str
+        set_results(self.db, self.job["id"], counts, failures)
 
 
 class Workers:
@@ -232,37 +101,14 @@ class Workers:
                 raise JobError(f"Unknown job kind {job['kind']!r}")
             run(JobContext(self.db, job, self.settings))
         except JobError as exc:
-            _finish(self.db, job["id"], "failed", str(exc))
+            finish(self.db, job["id"], "failed", str(exc))
         except Exception:
             log.exception("job %s failed", job["id"])
-            _finish(self.db, job["id"], "failed", INTERNAL_ERROR)
+            finish(self.db, job["id"], "failed", INTERNAL_ERROR)
         else:
-            _finish(self.db, job["id"], "completed", None)
+            finish(self.db, job["id"], "completed", None)
 
 
-# -- handlers ---------------------------------------------------------------------------------------
-def _owner(ctx: Context) -> int | None:
-    return None if ctx.scope is None else ctx.uid
-
-
-def get_jobs(ctx: Context) -> dict[str, Any]:
-    rows, total = list_jobs(ctx.db, ctx.query, _owner(ctx))
-    return envelope([public(r) for r in rows], total, ctx.query)
-
-
-def get_job(ctx: Context) -> dict[str, Any]:
-    job = get_row(ctx.db, ctx.path["job_id"])
-    owner = _owner(ctx)
-    return public(found(job if job is None or owner is None or job["created_by"] == owner else None, "Job"))
-
-
-routes = [
-    Endpoint("GET", "/jobs/", get_jobs, READONLY, "List Jobs", query=JobQuery, response=list[JobOut], tag="jobs"),
-    Endpoint("GET", "/jobs/{job_id}", get_job, READONLY, "Get Job", response=JobOut, tag="jobs"),
-]
-
-
-CONCURRENT_ITEMS = 4
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 

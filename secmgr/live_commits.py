@@ -8,11 +8,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from . import change_scans, jobs, mirrors, vcs
-from .db import Database, Row, Transaction
+from . import change_scans, mirrors, vcs
+from .db import Database, Db, Row, Transaction
+from .errors import JobError
 from .findings_query import Filter
 from .ids import Ids
 from .ingest import Origin
+from .jobs import JobContext
 from .pr_scans import SCAN_TYPES, ScanStatus, ScanType
 from .sql import Where, order_by, paged, placeholders
 from .timeutil import now_iso, parse_date
@@ -153,32 +155,37 @@ def list_scans(db: Database, q: LiveCommitScanQuery, scope: int | None) -> tuple
     return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset)
 
 
-# -- the job ----------------------------------------------------------------------------------------------------------
-def run(ctx: jobs.JobContext) -> None:
-    ids = [int(i) for i in ctx.params["scan_ids"]]
-    scans = ctx.db.query(
+def scans_to_run(db: Db, ids: list[int]) -> list[Row]:
+    """The scans `ids` with what running them needs: the commit, its branch and the repository's URL."""
+    return db.query(
         "SELECT s.*, c.commit_sha, c.branch, r.repo_url FROM live_commit_scans s"
         " JOIN live_commits c ON c.id = s.live_commit_id JOIN repos r ON r.id = s.repo_id"
         f" WHERE s.id IN ({placeholders(ids)}) ORDER BY s.id",
         ids,
     )
+
+
+# -- the job ----------------------------------------------------------------------------------------------------------
+def run(ctx: JobContext) -> None:
+    ids = [int(i) for i in ctx.params["scan_ids"]]
+    scans = scans_to_run(ctx.db, ids)
     if not scans:
-        raise jobs.JobError("The live commit scans no longer exist")
+        raise JobError("The live commit scans no longer exist")
     change_scans.set_status(ctx.db, "live_commit_scans", ids, "processing")
     vc = vcs.get_row(ctx.db, scans[0]["vc_id"])
     mirror = mirrors.path_for(ctx.settings.data_dir, int(scans[0]["vc_id"]), int(scans[0]["repo_id"]))
     try:
         if vc is None:
-            raise jobs.JobError("The connection no longer exists")
+            raise JobError("The connection no longer exists")
         mirrors.sync(scans[0]["repo_url"], mirror, mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings)))
-    except jobs.JobError as exc:
+    except JobError as exc:
         change_scans.set_status(ctx.db, "live_commit_scans", ids, "failed", {"error": str(exc)})
         raise
 
     def work(scan: Row) -> None:
         sha = mirrors.resolve(mirror, [scan["commit_sha"]])
         if sha is None:
-            raise jobs.JobError("The commit is not in the repository")
+            raise JobError("The commit is not in the repository")
         parents = mirrors.parents(mirror, sha)
         origin = Origin("live_commit", commit_id=scan["live_commit_id"], live_commit_id=scan["live_commit_id"],
                         live_commit_scan_id=scan["id"])  # fmt: skip
@@ -192,7 +199,7 @@ def run(ctx: jobs.JobContext) -> None:
 
     failed = change_scans.run_each_scan(ctx.db, "live_commit_scans", scans, work)
     if failed:
-        raise jobs.JobError(f"{failed} of {len(scans)} scans failed")
+        raise JobError(f"{failed} of {len(scans)} scans failed")
 
 
 # -- routes -----------------------------------------------------------------------------------------------------------

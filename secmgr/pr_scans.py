@@ -8,11 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from . import change_scans, jobs, mirrors, vcs
+from . import change_scans, mirrors, vcs
 from .db import Database, Db, Row, Transaction
-from .errors import found
+from .errors import JobError, found
 from .ids import Ids
 from .ingest import Origin
+from .jobs import JobContext
 from .sql import Where, order_by, paged
 from .timeutil import now_iso
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
@@ -134,17 +135,17 @@ def list_scans(db: Database, q: PrScanQuery, scope: int | None) -> tuple[list[Ro
 
 
 # -- the job ----------------------------------------------------------------------------------------------------------
-def run(ctx: jobs.JobContext) -> None:
+def run(ctx: JobContext) -> None:
     ids = [int(i) for i in ctx.params["scan_ids"]]
     scans = [row for i in ids if (row := get_row(ctx.db, i, None)) is not None]
     if not scans:
-        raise jobs.JobError("The pull request scans no longer exist")
+        raise JobError("The pull request scans no longer exist")
     first = scans[0]
     change_scans.set_status(ctx.db, "pr_scans", ids, "processing")
     vc = vcs.get_row(ctx.db, first["vc_id"])
     if vc is None:
         change_scans.set_status(ctx.db, "pr_scans", ids, "failed", {"error": "The connection no longer exists"})
-        raise jobs.JobError("The connection no longer exists")
+        raise JobError("The connection no longer exists")
     mirror = mirrors.path_for(ctx.settings.data_dir, int(vc["id"]), int(first["repo_id"]))
     try:
         mirrors.sync(first["repo_url"], mirror, mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings)))
@@ -152,11 +153,11 @@ def run(ctx: jobs.JobContext) -> None:
         refs = json.loads(first["other_details"]).get("fetch_refs", [])
         head = mirrors.resolve(mirror, [first["head_sha"]] if first["head_sha"] else refs)
         if head is None:
-            raise jobs.JobError("The head of the pull request could not be fetched")
+            raise JobError("The head of the pull request could not be fetched")
         base = mirrors.resolve(mirror, [first["base_sha"], f"refs/heads/{first['base_ref']}"])
         if base is None:
-            raise jobs.JobError(f"The base branch {first['base_ref']!r} could not be found")
-    except jobs.JobError as exc:
+            raise JobError(f"The base branch {first['base_ref']!r} could not be found")
+    except JobError as exc:
         change_scans.set_status(ctx.db, "pr_scans", ids, "failed", {"error": str(exc)})
         raise
 
@@ -173,7 +174,7 @@ def run(ctx: jobs.JobContext) -> None:
     failed = change_scans.run_each_scan(ctx.db, "pr_scans", scans, work)
     _refresh_pull_request(ctx.db, int(first["pr_id"]))
     if failed:
-        raise jobs.JobError(f"{failed} of {len(scans)} scans failed")
+        raise JobError(f"{failed} of {len(scans)} scans failed")
 
 
 def _refresh_pull_request(db: Database, pr_id: int) -> None:

@@ -50,7 +50,7 @@ SORT_COLUMNS = {
 
 
 def summary(row: Row) -> dict[str, Any]:
-    """The embedded repository summary of INTERFACE.md."""
+    """The embedded repository summary of the interface (docs/api.md)."""
     return {
         "id": row["id"],
         "name": row["name"],
@@ -75,6 +75,10 @@ def public(row: Row) -> dict[str, Any]:
 def get_row(db: Db, repo_id: int, scope: int | None = None) -> Row | None:
     where = Where().add("r.id = ?", repo_id).in_scope("r.id", scope)
     return db.query_one(f"SELECT r.* FROM repos r {where.sql}", where.params)
+
+
+def of_connection(db: Db, vc_id: int) -> list[Row]:
+    return db.query("SELECT * FROM repos WHERE vc_id = ? ORDER BY id", (vc_id,))
 
 
 def list_repos(db: Database, q: RepoQuery, scope: int | None) -> tuple[list[Row], int]:

@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import jobs, live_commits, pr_scans, vcs
+from . import live_commits, pr_scans, vcs
 from .db import Row, Transaction
 from .errors import AppError
 from .ids import Id
+from .job_queue import enqueue
 from .settings import MIB, Settings
 from .timeutil import now_iso
 from .web import PUBLIC, Context, Endpoint
@@ -100,7 +101,7 @@ def _record(tx: Transaction, vc: Row, provider: Provider, delivery_id: str, name
         scan_ids = live_commits.record(tx, vc, repo_id, delivery["id"], event)
     if not scan_ids:
         return {"status": "ignored", "delivery_id": delivery_id}
-    job = jobs.enqueue(tx, kind, int(vc["id"]), {"scan_ids": scan_ids}, None)
+    job = enqueue(tx, kind, int(vc["id"]), {"scan_ids": scan_ids}, None)
     return {"status": "queued", "delivery_id": delivery_id, "job_id": job["id"], key: scan_ids}
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import ingest, jobs, mirrors, vcs
+from .. import ingest, job_routes, mirrors, repos, vcs
 from ..db import Db
-from ..errors import NotFound
+from ..errors import JobError, NotFound, PartialFailure
 from ..findings import VulnerabilityFinding
+from ..jobs import JobContext, run_each
 from ..web import USER, Context, Endpoint
 from .lockfiles import LockfileError, Package, parse_file, parser_for
 from .matching import match
@@ -37,13 +38,11 @@ def vulnerabilities_at(db: Db, mirror: Path, ref: str) -> tuple[list[Vulnerabili
     return match(db, packages), len(packages), unread
 
 
-def run(ctx: jobs.JobContext) -> None:
+def run(ctx: JobContext) -> None:
     vc = vcs.get_row(ctx.db, int(ctx.job["vc_id"] or 0))
     if vc is None:
-        raise jobs.JobError("The connection no longer exists")
-    repositories = ctx.db.query(
-        "SELECT id, name, repo_url, default_branch FROM repos WHERE vc_id = ? ORDER BY id", (vc["id"],)
-    )
+        raise JobError("The connection no longer exists")
+    repositories = repos.of_connection(ctx.db, vc["id"])
     allowed = ctx.in_scope([int(r["id"]) for r in repositories])
     repositories = [r for r in repositories if int(r["id"]) in allowed]
     credentials = mirrors.credentials_env(vc["type"], vcs.token(vc, ctx.settings))
@@ -61,17 +60,17 @@ def run(ctx: jobs.JobContext) -> None:
         if unread:
             path, why = sorted(unread.items())[0]
             more = f" (and {len(unread) - 1} more)" if len(unread) > 1 else ""
-            raise jobs.PartialFailure(f"{path}: {why}{more}; the other lock files were scanned", counts)
+            raise PartialFailure(f"{path}: {why}{more}; the other lock files were scanned", counts)
         return counts
 
-    jobs.run_each(ctx, repositories, lambda repo: str(repo["name"]), one, totals)
+    run_each(ctx, repositories, lambda repo: str(repo["name"]), one, totals)
 
 
 def scan_vc(ctx: Context) -> dict[str, Any]:
     vc_id = ctx.path["vc_id"]
     if not vcs.exists(ctx.db, vc_id):
         raise NotFound("Connection not found")
-    return jobs.start(ctx, "vulnerability_scan", vc_id)
+    return job_routes.start(ctx, "vulnerability_scan", vc_id)
 
 
 routes = [
@@ -81,7 +80,7 @@ routes = [
         scan_vc,
         USER,
         "Scan All Repos For Vc",
-        response=jobs.JobQueued,
+        response=job_routes.JobQueued,
         status=202,
         tag="vulnerabilities",
     ),
