@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import (
     allowlists,
+    change_scans,
     fetch,
     groups,
     imports,
@@ -55,6 +56,10 @@ JOB_KINDS = {
     "vulnerability_scan": sca_scan.run,
     "pr_scan": pr_scans.run,
     "live_commit_scan": live_commits.run,
+}
+JOB_ABANDON = {
+    "pr_scan": change_scans.abandon_scans("pr_scans"),
+    "live_commit_scan": change_scans.abandon_scans("live_commit_scans"),
 }
 log = logging.getLogger("secmgr")
 access_log = logging.getLogger("secmgr.access")
@@ -212,7 +217,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
                 initializer=db.wait_for_writer_at_most,
                 initargs=(REQUEST_WRITER_WAIT,),
             ),
-            jobs=jobs.Workers(db, settings, JOB_KINDS, count=settings.job_workers),
+            jobs=jobs.Workers(db, settings, JOB_KINDS, count=settings.job_workers, abandon=JOB_ABANDON),
         )
         app.state.secmgr.jobs.start()
         try:

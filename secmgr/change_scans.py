@@ -60,6 +60,28 @@ def set_status(
         db.transaction(lambda tx: tx.executemany(sql, changes))
 
 
+def fail_unfinished(db: Database, table: str, ids: Sequence[int], reason: str) -> None:
+    """Scans among `ids` still pending or processing end failed with `reason` (what they held is kept): their job
+    ended without finishing them."""
+    table = _scan_table(table)
+    now = now_iso()
+    for chunk in chunks(list(ids)):
+        db.execute(
+            f"UPDATE {table} SET status = 'failed', other_details = json_set(other_details, '$.error', ?),"
+            f" updated_at = ? WHERE id IN ({placeholders(chunk)}) AND status IN ('pending', 'processing')",
+            [reason, now, *chunk],
+        )
+
+
+def abandon_scans(table: str) -> Callable[[Database, dict[str, Any], str], None]:
+    """What ends a scan job's unfinished scans when the job itself fails (or a crash leaves it tried too often)."""
+
+    def abandon(db: Database, params: dict[str, Any], reason: str) -> None:
+        fail_unfinished(db, table, [int(i) for i in params.get("scan_ids", [])], reason)
+
+    return abandon
+
+
 def finish(db: Database, table: str, scan_id: int, outcome: Outcome, extra: str = "", params: tuple = ()) -> None:
     """A completed scan's counts; `extra` sets more columns of its table in the same statement."""
     table = _scan_table(table)

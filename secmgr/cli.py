@@ -151,7 +151,7 @@ def worker(args: argparse.Namespace) -> int:
     import threading
 
     from . import vcs
-    from .app import JOB_KINDS
+    from .app import JOB_ABANDON, JOB_KINDS
     from .db import Database
     from .jobs import Workers
 
@@ -159,7 +159,7 @@ def worker(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     db = Database(settings.database_path).open()
     vcs.seal_stored(db, settings)
-    workers = Workers(db, settings, JOB_KINDS, count=max(1, settings.job_workers))
+    workers = Workers(db, settings, JOB_KINDS, count=max(1, settings.job_workers), abandon=JOB_ABANDON)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

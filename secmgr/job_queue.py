@@ -44,19 +44,24 @@ def claim(db: Database) -> Row | None:
     )
 
 
-def recover(db: Database) -> None:
-    """Jobs a crash left running: back to the queue, or failed once they have been tried enough."""
+INTERRUPTED = "Interrupted too many times"
+
+
+def recover(db: Database) -> list[Row]:
+    """Jobs a crash left running: back to the queue, or failed once they have been tried enough (returned, so
+    what they left unfinished can be ended too)."""
     now = now_iso()
 
-    def write(tx: Transaction) -> None:
-        tx.execute(
-            "UPDATE jobs SET status = 'failed', error = 'Interrupted too many times', finished_at = ?, updated_at = ?"
-            " WHERE status = 'running' AND attempts >= ?",
-            (now, now, MAX_ATTEMPTS),
+    def write(tx: Transaction) -> list[Row]:
+        failed = tx.query(
+            "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?"
+            " WHERE status = 'running' AND attempts >= ? RETURNING *",
+            (INTERRUPTED, now, now, MAX_ATTEMPTS),
         )
         tx.execute("UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'", (now,))
+        return failed
 
-    db.transaction(write)
+    return db.transaction(write)
 
 
 SORT_COLUMNS = {"id": "id", "created_at": "created_at"}

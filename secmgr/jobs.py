@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from .db import Database, Row
 from .errors import JobError, PartialFailure
-from .job_queue import claim, finish, recover, set_progress, set_results
+from .job_queue import INTERRUPTED, claim, finish, recover, set_progress, set_results
 
 T = TypeVar("T")
 
@@ -57,20 +57,33 @@ class JobContext:
         set_results(self.db, self.job["id"], counts, failures)
 
 
+Abandon = Callable[[Database, dict[str, Any], str], None]
+"""What a job kind does when one of its jobs ends failed: it ends what the job left unfinished (its scans)."""
+
+
 class Workers:
     """Worker threads that claim and run jobs until stopped."""
 
-    def __init__(self, db: Database, settings: Any, kinds: Mapping[str, Callable[[JobContext], None]], count: int = 1):
+    def __init__(
+        self,
+        db: Database,
+        settings: Any,
+        kinds: Mapping[str, Callable[[JobContext], None]],
+        count: int = 1,
+        abandon: Mapping[str, Abandon] | None = None,
+    ) -> None:
         self.db = db
         self.settings = settings
         self.kinds = kinds
         self.count = count
+        self.abandon = abandon or {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
-        recover(self.db)
+        for job in recover(self.db):
+            self._abandon(job, INTERRUPTED)
         for n in range(self.count):
             thread = threading.Thread(target=self._loop, name=f"secmgr-job-{n}", daemon=True)
             thread.start()
@@ -102,11 +115,18 @@ class Workers:
             run(JobContext(self.db, job, self.settings))
         except JobError as exc:
             finish(self.db, job["id"], "failed", str(exc))
+            self._abandon(job, str(exc))
         except Exception:
             log.exception("job %s failed", job["id"])
             finish(self.db, job["id"], "failed", INTERNAL_ERROR)
+            self._abandon(job, INTERNAL_ERROR)
         else:
             finish(self.db, job["id"], "completed", None)
+
+    def _abandon(self, job: Row, reason: str) -> None:
+        abandon = self.abandon.get(job["kind"])
+        if abandon is not None:
+            abandon(self.db, dict(json.loads(job["params"])), reason)
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -268,3 +269,30 @@ def test_a_new_repository_is_created_within_the_connection(forge: Forge, api: Ap
     assert "service" in repos and repos["service"]["repoUrl"] == str(fork)
     found = json.loads(json.dumps(api.get("/secrets/", admin).json()["items"]))
     assert [(s["secret"], s["repository"]["name"]) for s in found] == [(GITHUB, "service")]
+
+
+def test_scans_of_a_job_a_crash_interrupted_too_often_end_failed_on_restart(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, job_workers=0)
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
+        api = Api(client)
+        admin = api.login("admin", ADMIN_PASSWORD)
+        forge = Forge(api, admin, repos_dir(tmp_path))
+        delivered = forge.deliver("pull_request", forge.pull_request())
+        assert delivered.status_code == 202
+        job_id, scan_ids = delivered.json()["job_id"], delivered.json()["pr_scan_ids"]
+        assert {api.get(f"/pr/scan/{i}", admin).json()["status"] for i in scan_ids} == {"pending"}
+    # Killed mid-scan on its last attempt: the job is still `running`, its scans `processing`.
+    with sqlite3.connect(settings.database_path) as conn:
+        conn.execute("UPDATE jobs SET status = 'running', attempts = 3 WHERE id = ?", (job_id,))
+        conn.execute(f"UPDATE pr_scans SET status = 'processing' WHERE id IN ({', '.join('?' * len(scan_ids))})",
+                     scan_ids)  # fmt: skip
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
+        api = Api(client)
+        admin = api.login("admin", ADMIN_PASSWORD)
+        job = api.get(f"/jobs/{job_id}", admin).json()
+        assert (job["status"], job["error"]) == ("failed", "Interrupted too many times")
+        for scan_id in scan_ids:
+            scan = api.get(f"/pr/scan/{scan_id}", admin).json()
+            assert scan["status"] == "failed"
+            assert scan["other_details"]["error"] == "Interrupted too many times"
+        assert api.get("/pr/scans/status/?status=processing", admin).json()["total"] == 0
