@@ -2,8 +2,9 @@
 
 An allowlist's `name` is a secret value, a secret fingerprint, a rule id or an advisory id; `type` says
 which. A finding is whitelisted while any active allowlist covers it; `whitelist_id` is the lowest such id.
-Creating, modifying or deactivating one re-evaluates the findings it covered or now covers, in the same
-transaction, and the answer counts the findings whose `whitelisted` changed.
+Creating, modifying or deactivating one stores the change with a pending re-evaluation in one transaction, then
+re-evaluates the findings it covered or now covers in batches (the writer is free between them; a crash leaves the
+pending record, resumed at start-up), and the answer counts the findings whose `whitelisted` changed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
@@ -25,6 +27,7 @@ from .sql import Where, missing_ids, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
+REEVALUATION_BATCH = 5_000  # findings per transaction when an allowlist change is re-evaluated
 AllowType = Literal["secret", "fingerprint", "rule", "vulnerability"]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Comment = Annotated[str, StringConstraints(max_length=2000)]
@@ -193,13 +196,67 @@ def any_active(tx: Db) -> bool:
     return tx.scalar("SELECT 1 FROM allowlists WHERE active = 1 LIMIT 1") is not None
 
 
-def _reevaluate_rules(tx: Transaction, rules: set[Rule]) -> tuple[list[int], list[int]]:
-    secret_ids: list[int] = []
-    vuln_ids: list[int] = []
-    for rule in rules:
-        secret_ids += reevaluate_secrets(tx, *_secret_candidates(rule))
-        vuln_ids += reevaluate_vulnerabilities(tx, *_vuln_candidates(rule))
-    return secret_ids, vuln_ids
+def _pending(tx: Transaction, rules: set[Rule]) -> int:
+    """Records that the findings `rules` match are to be re-evaluated: the record goes when that is done, and one
+    a crash left behind is resumed at start-up."""
+    row = tx.query_one(
+        "INSERT INTO allowlist_reevaluations (rules, created_at) VALUES (?, ?) RETURNING id",
+        (json.dumps(sorted([rule.type, rule.key] for rule in rules)), now_iso()),
+    )
+    assert row is not None
+    return int(row["id"])
+
+
+def reevaluate_pending(db: Database, pending_id: int) -> tuple[int, int]:
+    """Re-evaluates the findings of a pending allowlist change, REEVALUATION_BATCH per transaction, so the writer is
+    free between batches; returns how many secrets and vulnerabilities changed `whitelisted`. Each batch recomputes
+    coverage from the allowlists as they are then, so batches of concurrent changes may interleave."""
+    row = db.query_one("SELECT rules FROM allowlist_reevaluations WHERE id = ?", (pending_id,))
+    if row is None:
+        return 0, 0
+    secrets = vulnerabilities = 0
+    for kind, key in json.loads(row["rules"]):
+        rule = Rule(kind, key)
+        secrets += _in_batches(db, "secret", *_secret_candidates(rule))
+        vulnerabilities += _in_batches(db, "vulnerability", *_vuln_candidates(rule))
+    db.transaction(lambda tx: tx.execute("DELETE FROM allowlist_reevaluations WHERE id = ?", (pending_id,)),
+                   patient=True)  # fmt: skip
+    return secrets, vulnerabilities
+
+
+def resume_pending(db: Database) -> None:
+    """Finishes the re-evaluations a crash interrupted."""
+    for row in db.query("SELECT id FROM allowlist_reevaluations ORDER BY id"):
+        reevaluate_pending(db, int(row["id"]))
+
+
+def _in_batches(db: Database, kind: str, condition: str, params: list[Any]) -> int:
+    if condition == "0":
+        return 0
+    changed, after = 0, 0
+    while True:
+        batch = partial(_batch, kind=kind, condition=condition, params=params, after=after)
+        flipped, following = db.transaction(batch, patient=True)
+        changed += flipped
+        if following is None:
+            return changed
+        after = following
+
+
+def _batch(tx: Transaction, kind: str, condition: str, params: list[Any], after: int) -> tuple[int, int | None]:
+    """Re-evaluates the next REEVALUATION_BATCH findings matching `condition` past id `after`: how many flipped, and
+    where the next batch starts (None after the last)."""
+    table, alias, cover = ("secrets", "s", SECRET_COVER) if kind == "secret" else ("vulnerabilities", "v", VULN_COVER)
+    ids = tx.query_tuples(
+        f"SELECT {alias}.id FROM {table} {alias} WHERE {condition} AND {alias}.id > ? ORDER BY {alias}.id LIMIT ?",
+        [*params, after, REEVALUATION_BATCH],
+    )
+    if not ids:
+        return 0, None
+    between = f"{condition} AND {alias}.id BETWEEN ? AND ?"
+    flipped = _reevaluate(tx, table, alias, cover, between, [*params, ids[0][0], ids[-1][0]])
+    incidents.follow_allowlisting(tx, flipped if kind == "secret" else [], flipped if kind != "secret" else [])
+    return len(flipped), int(ids[-1][0]) if len(ids) == REEVALUATION_BATCH else None  # a short batch is the last
 
 
 # -- SQL --------------------------------------------------------------------------------------------
@@ -301,7 +358,8 @@ def _appended(comments: str, text: str, actor: int) -> str:
     return json.dumps(existing)
 
 
-def create(tx: Transaction, body: AllowlistCreate, actor: int, scope: int | None) -> dict[str, Any]:
+def create(tx: Transaction, body: AllowlistCreate, actor: int, scope: int | None) -> tuple[int, int]:
+    """Stores the allowlist; returns its id and the pending re-evaluation of what it covers."""
     state = body.model_dump()
     _check_scope(tx, state, scope)
     kind = body.type or infer_type(tx, body.name, scope)
@@ -314,12 +372,13 @@ def create(tx: Transaction, body: AllowlistCreate, actor: int, scope: int | None
     )  # fmt: skip
     assert row is not None
     _write_links(tx, row["id"], body.repos, body.vcs)
-    return _finish(tx, row["id"], {Rule(kind, match_key(kind, body.name))})
+    return int(row["id"]), _pending(tx, {Rule(kind, match_key(kind, body.name))})
 
 
 def modify(
     tx: Transaction, allowlist_id: int, changes: dict[str, Any], actor: int, scope: int | None
-) -> dict[str, Any]:
+) -> tuple[int, int]:
+    """Changes the allowlist; returns its id and the pending re-evaluation of what it covered and covers."""
     current = found(get(tx, allowlist_id, scope), "Allowlist")
     links = _records(tx, [current])[0]
     state = {
@@ -340,15 +399,15 @@ def modify(
          _appended(current["comments"], changes.get("comment") or "", actor), actor, now_iso(), allowlist_id),
     )  # fmt: skip
     _write_links(tx, allowlist_id, state["repos"], state["vcs"])
-    return _finish(tx, allowlist_id, {before, after})
+    return allowlist_id, _pending(tx, {before, after})
 
 
-def _finish(tx: Transaction, allowlist_id: int, rules: set[Rule]) -> dict[str, Any]:
-    secret_ids, vuln_ids = _reevaluate_rules(tx, rules)
-    incidents.follow_allowlisting(tx, secret_ids, vuln_ids)
-    row = get(tx, allowlist_id)
+def _finish(db: Database, stored: tuple[int, int]) -> dict[str, Any]:
+    allowlist_id, pending = stored
+    updated = reevaluate_pending(db, pending)
+    row = get(db, allowlist_id)
     assert row is not None
-    return _records(tx, [row], (len(secret_ids), len(vuln_ids)))[0]
+    return _records(db, [row], updated)[0]
 
 
 # -- handlers ---------------------------------------------------------------------------------------
@@ -358,12 +417,13 @@ def get_allowlists(ctx: Context) -> dict[str, Any]:
 
 
 def create_allowlist(ctx: Context) -> dict[str, Any]:
-    return ctx.db.transaction(lambda tx: create(tx, ctx.body, ctx.uid, ctx.scope))
+    return _finish(ctx.db, ctx.db.transaction(lambda tx: create(tx, ctx.body, ctx.uid, ctx.scope)))
 
 
 def modify_allowlist(ctx: Context) -> dict[str, Any]:
     changes = ctx.body.changes()
-    return ctx.db.transaction(lambda tx: modify(tx, ctx.path["whitelist_id"], changes, ctx.uid, ctx.scope))
+    return _finish(ctx.db, ctx.db.transaction(lambda tx: modify(tx, ctx.path["whitelist_id"], changes, ctx.uid,
+                                                                ctx.scope)))  # fmt: skip
 
 
 routes = [

@@ -204,6 +204,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
         tokens = TokenService(load_or_create_key(settings), settings.token_ttl, settings.clock)
         bootstrap_admin(db, settings, passwords)
         vcs.seal_stored(db, settings)  # credentials an older version stored in clear
+        allowlists.resume_pending(db)  # re-evaluations a crash interrupted
         app.state.secmgr = AppState(
             settings=settings,
             db=db,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -130,6 +131,38 @@ class _Closer:
         self.database._forget(self.conn)
 
 
+class _FairLock:
+    """A lock handed to its waiters in arrival order: a thread that writes in batches cannot take it back before
+    one that waited (a plain lock lets the releasing thread win again at once)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._waiters: deque[threading.Event] = deque()
+        self._held = False
+
+    def acquire(self, timeout: float = -1) -> bool:
+        with self._guard:
+            if not self._held and not self._waiters:
+                self._held = True
+                return True
+            turn = threading.Event()
+            self._waiters.append(turn)
+        if turn.wait(None if timeout < 0 else timeout):
+            return True
+        with self._guard:
+            if turn.is_set():  # handed over just as the wait ran out
+                return True
+            self._waiters.remove(turn)
+            return False
+
+    def release(self) -> None:
+        with self._guard:
+            if self._waiters:
+                self._waiters.popleft().set()  # ownership passes straight to the next in line
+            else:
+                self._held = False
+
+
 class Database:
     def __init__(self, path: Path, *, time_limit_ms: int = 10_000, busy_timeout_ms: int = 30_000) -> None:
         self.path = Path(path)
@@ -138,7 +171,7 @@ class Database:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._write_lock = _FairLock()
         self._writer: sqlite3.Connection | None = None
         self._writer_deadline = _Deadline()
         self._waits = threading.local()  # how long this thread waits for the writer; unset: as long as it takes
@@ -243,9 +276,10 @@ class Database:
         request threads set it, so a long import or re-evaluation never hangs a request."""
         self._waits.seconds = seconds
 
-    def transaction(self, fn: Callable[[Transaction], T]) -> T:
-        """Run `fn` inside one BEGIN IMMEDIATE transaction on the single writer connection."""
-        if not self._write_lock.acquire(timeout=getattr(self._waits, "seconds", -1)):
+    def transaction(self, fn: Callable[[Transaction], T], *, patient: bool = False) -> T:
+        """Run `fn` inside one BEGIN IMMEDIATE transaction on the single writer connection. `patient`: wait for the
+        writer as long as it takes, also on a request thread (work that must finish once it has begun)."""
+        if not self._write_lock.acquire(timeout=-1 if patient else getattr(self._waits, "seconds", -1)):
             raise WriterBusy()
         try:
             conn = self._writer

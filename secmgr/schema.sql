@@ -217,6 +217,12 @@ CREATE TABLE IF NOT EXISTS allowlist_vcs (
     vc_id         INTEGER NOT NULL REFERENCES vcs (id) ON DELETE CASCADE,
     PRIMARY KEY (allowlist_id, vc_id)
 );
+-- Allowlist changes whose findings are still being re-evaluated (in batches); resumed at start-up after a crash.
+CREATE TABLE IF NOT EXISTS allowlist_reevaluations (
+    id          INTEGER PRIMARY KEY,
+    rules       TEXT NOT NULL,  -- JSON list of [type, match_key]
+    created_at  TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS secrets_fingerprint_idx ON secrets (fingerprint);
 
 -- Incidents: one per secret value per repository (key: the value's SHA-256), or per advisory per package

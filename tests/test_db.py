@@ -164,3 +164,28 @@ def test_the_data_directory_database_and_backups_are_their_owner_s(tmp_path: Pat
     assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
     restore(data / "secmgr.db", copy)
     assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_writer_lock_goes_to_the_thread_that_waited_first() -> None:
+    from secmgr.db import _FairLock
+
+    lock, order = _FairLock(), []
+    assert lock.acquire()
+
+    def waiter() -> None:
+        assert lock.acquire(timeout=30)
+        order.append("waiter")
+        lock.release()
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    while not lock._waiters:  # the waiter is in line
+        thread.join(0.001)
+    lock.release()
+    assert lock.acquire(timeout=30)  # the releasing thread asks again at once: it comes second
+    order.append("releaser")
+    lock.release()
+    thread.join()
+    assert order == ["waiter", "releaser"]
+    assert lock.acquire(timeout=0)  # free again: taken at once
+    lock.release()
