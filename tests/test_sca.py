@@ -470,8 +470,10 @@ def test_descriptors_stay_flat_over_many_jobs(api: Api, admin: str, connection: 
     for _ in range(3):
         scan(api, admin, vc["id"])  # the pool's threads and their connections exist from here on
     before = open_descriptors()
-    for _ in range(60):
-        assert scan(api, admin, vc["id"])["status"] == "completed"
+    started = [api.post(f"/vulnerabilities/scan/vcs/{vc['id']}", admin) for _ in range(1000)]
+    assert {response.status_code for response in started} == {202}
+    assert wait_for(api, admin, started[-1].json()["job_id"])["status"] == "completed"  # claimed oldest first
+    assert {wait_for(api, admin, r.json()["job_id"])["status"] for r in started} == {"completed"}
     # At most the pool growing to its size, each thread with one read connection (a database and a WAL file);
     # a thread or a connection per job would add hundreds.
     assert open_descriptors() - before <= 2 * jobs.CONCURRENT_ITEMS
