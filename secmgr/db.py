@@ -22,11 +22,50 @@ Row = dict[str, Any]
 Params = Sequence[Any] | dict[str, Any]
 T = TypeVar("T")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+
+def _sightings(kind: str, table: str) -> tuple[str, ...]:
+    """Version 3: the `{kind}_sightings` table, filled from the origin fields each finding kept until then (its
+    first sighting); indexes are built after the rows are in. The list filters on scans read it from then on."""
+    link = f"{kind}_id"
+    links = "scan_type, pr_id, pr_scan_id, commit_id, live_commit_id, live_commit_scan_id"
+    if kind == "secret":
+        rows = f"SELECT id, {links}, created_at FROM secrets ORDER BY id"
+    else:  # vulnerabilities kept only the scan ids: the pull request and the commit come from the scans
+        rows = (
+            "SELECT v.id, v.scan_type, p.pr_id, v.pr_scan_id, l.live_commit_id, l.live_commit_id,"
+            " v.live_commit_scan_id, v.created_at FROM vulnerabilities v LEFT JOIN pr_scans p ON p.id = v.pr_scan_id"
+            " LEFT JOIN live_commit_scans l ON l.id = v.live_commit_scan_id ORDER BY v.id"
+        )
+    name = f"{kind}_sightings"
+    return (
+        f"CREATE TABLE {name} (id INTEGER PRIMARY KEY,"
+        f" {link} INTEGER NOT NULL REFERENCES {table} (id) ON DELETE CASCADE,"
+        " scan_type TEXT NOT NULL CHECK (scan_type IN ('repo_scan', 'pr_scan', 'live_commit')),"
+        " pr_id INTEGER, pr_scan_id INTEGER, commit_id INTEGER, live_commit_id INTEGER, live_commit_scan_id INTEGER,"
+        " seen_at TEXT NOT NULL)",
+        f"INSERT INTO {name} ({link}, {links}, seen_at) {rows}",
+        f"CREATE UNIQUE INDEX {name}_uq"
+        f" ON {name} ({link}, scan_type, ifnull(pr_scan_id, 0), ifnull(live_commit_scan_id, 0))",
+        f"CREATE INDEX {name}_type_idx ON {name} (scan_type, {link})",
+        f"CREATE INDEX {name}_pr_idx ON {name} (pr_id, {link}) WHERE pr_id IS NOT NULL",
+        f"CREATE INDEX {name}_pr_scan_idx ON {name} (pr_scan_id, {link}) WHERE pr_scan_id IS NOT NULL",
+        f"CREATE INDEX {name}_live_scan_idx ON {name} (live_commit_scan_id, {link})"
+        " WHERE live_commit_scan_id IS NOT NULL",
+    )
+
+
 # Changes to tables that already exist in older databases, by the version that brings them. schema.sql holds the
 # current shape, so a new database starts at SCHEMA_VERSION and runs none of these.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE vulnerabilities ADD COLUMN source TEXT NOT NULL DEFAULT 'import'",),
+    3: (
+        *_sightings("secret", "secrets"),
+        *_sightings("vulnerability", "vulnerabilities"),
+        "DROP INDEX IF EXISTS secrets_pr_scan_idx",  # the scan filters read the sightings now
+        "DROP INDEX IF EXISTS secrets_live_scan_idx",
+    ),
 }
 
 

@@ -1,13 +1,18 @@
-"""Query pieces shared by the secret and vulnerability lists: ids, date bounds, repository joins."""
+"""Query pieces shared by the secret and vulnerability lists: ids, date bounds, repository joins, sightings."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
+from .db import Db, Row
+from .sql import Where, placeholders
 from .timeutil import iso
+
+ScanType = Literal["repo_scan", "pr_scan", "live_commit"]
 
 Filter = Annotated[str, Field(min_length=1, max_length=1024)]
 
@@ -59,3 +64,60 @@ def embedded_repository(row: dict[str, Any]) -> dict[str, Any]:
         "lastScanDate": row["repo_last_scan_date"],
         "created_at": row["repo_created_at"],
     }
+
+
+class SightingOut(BaseModel):
+    """One scan that saw a finding: a repository fetch or an import (`repo_scan`, no links), a pull request scan or
+    a live commit scan. The finding's own origin fields are its first sighting."""
+
+    scan_type: ScanType
+    pr_id: int | None
+    pr_scan_id: int | None
+    commit_id: int | None
+    live_commit_id: int | None
+    live_commit_scan_id: int | None
+    seen_at: str
+
+
+SIGHTINGS = {"secret": ("secret_sightings", "secret_id"), "vulnerability": ("vulnerability_sightings",
+             "vulnerability_id")}  # fmt: skip
+
+
+def seen_by(
+    where: Where,
+    kind: str,
+    alias: str,
+    *,
+    pr_ids: Sequence[int] | None,
+    pr_scan_id: int | None,
+    commit_scan_id: int | None,
+    scan_type: str | None,
+) -> Where:
+    """The scan filters: findings with any sighting that matches, not only their first. A pull request, pull
+    request scan or live commit scan names few findings, so its partial index drives; `repo_scan` (fetches and
+    imports) covers nearly all of them, so the finding's own first sighting answers for most and only the others
+    are looked up."""
+    table, link = SIGHTINGS[kind]
+    sighted = f"{alias}.id IN (SELECT {link} FROM {table} WHERE"
+    if pr_ids:
+        where.add(f"{sighted} pr_id IN ({placeholders(pr_ids)}))", *pr_ids)
+    if pr_scan_id is not None:
+        where.add(f"{sighted} pr_scan_id = ?)", pr_scan_id)
+    if commit_scan_id is not None:
+        where.add(f"{sighted} live_commit_scan_id = ?)", commit_scan_id)
+    if scan_type == "repo_scan":
+        where.add(f"({alias}.scan_type = ? OR EXISTS (SELECT 1 FROM {table} g WHERE g.{link} = {alias}.id"
+                  " AND g.scan_type = ?))", scan_type, scan_type)  # fmt: skip
+    elif scan_type:
+        where.add(f"{sighted} scan_type = ?)", scan_type)
+    return where
+
+
+def sightings_of(db: Db, kind: str, finding_id: int) -> list[Row]:
+    """Every scan that saw the finding, first one first."""
+    table, link = SIGHTINGS[kind]
+    return db.query(
+        "SELECT scan_type, pr_id, pr_scan_id, commit_id, live_commit_id, live_commit_scan_id, seen_at"
+        f" FROM {table} WHERE {link} = ? ORDER BY id",
+        (finding_id,),
+    )

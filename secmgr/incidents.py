@@ -367,12 +367,13 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
             f"i.repository_id IN (SELECT repo_id FROM group_repos WHERE group_id IN ({placeholders(q.group_ids)}))",
             *q.group_ids,
         )
-    if q.pr_ids:
+    if q.pr_ids:  # incidents with an occurrence that a scan of one of these pull requests saw
         marks = placeholders(q.pr_ids)
         where.add(
-            f"(EXISTS (SELECT 1 FROM secrets o WHERE i.type = 'secret' AND {SECRET_OF} AND o.pr_id IN ({marks}))"
-            " OR EXISTS (SELECT 1 FROM vulnerabilities o JOIN pr_scans p ON p.id = o.pr_scan_id"
-            f" WHERE i.type = 'vulnerability' AND {VULNERABILITY_OF} AND p.pr_id IN ({marks})))",
+            "(EXISTS (SELECT 1 FROM secret_sightings g JOIN secrets o ON o.id = g.secret_id"
+            f" WHERE i.type = 'secret' AND g.pr_id IN ({marks}) AND {SECRET_OF})"
+            " OR EXISTS (SELECT 1 FROM vulnerability_sightings g JOIN vulnerabilities o ON o.id = g.vulnerability_id"
+            f" WHERE i.type = 'vulnerability' AND g.pr_id IN ({marks}) AND {VULNERABILITY_OF}))",
             *q.pr_ids,
             *q.pr_ids,
         )
@@ -384,21 +385,15 @@ def _where(q: IncidentFilters, scope: int | None) -> Where:
 
 
 def _occurrences(db: Db, incidents: Sequence[Row]) -> dict[int, list[Row]]:
-    """Each incident's occurrences by id, oldest first, with the pull request each was found in (`found_in_pr`): a
-    secret names its own, a vulnerability its scan's. One query per kind and chunk, however many occurrences."""
+    """Each incident's occurrences by id, oldest first, with the pull requests whose scans saw each (`found_in_prs`,
+    comma-separated, from its sightings). One query per kind and chunk, however many occurrences."""
     by_incident: dict[int, list[Row]] = {row["id"]: [] for row in incidents}
-    for kind, table, match, pull_request in (
-        ("secret", "secrets", SECRET_OF, "o.pr_id"),
-        (
-            "vulnerability",
-            "vulnerabilities",
-            VULNERABILITY_OF,
-            "(SELECT p.pr_id FROM pr_scans p WHERE p.id = o.pr_scan_id)",
-        ),
-    ):
+    kinds = (("secret", "secrets", SECRET_OF), ("vulnerability", "vulnerabilities", VULNERABILITY_OF))
+    for kind, table, match in kinds:
+        pull_requests = f"(SELECT group_concat(DISTINCT g.pr_id) FROM {kind}_sightings g WHERE g.{kind}_id = o.id)"
         for chunk in chunks([row["id"] for row in incidents if row["type"] == kind]):
             for row in db.query(
-                f"SELECT i.id AS incident_id, {pull_request} AS found_in_pr, o.* FROM incidents i JOIN {table} o"
+                f"SELECT i.id AS incident_id, {pull_requests} AS found_in_prs, o.* FROM incidents i JOIN {table} o"
                 f" ON {match} WHERE i.id IN ({placeholders(chunk)}) ORDER BY o.id",
                 chunk,
             ):
@@ -424,7 +419,7 @@ def public(row: Row, occurrences: Sequence[Row], activity: list[Row] | None = No
     record.update(
         repository=embedded_repository(row),
         vc_id=row["repo_vc_id"],
-        pr_ids=sorted({o["found_in_pr"] for o in occurrences if o["found_in_pr"]}),
+        pr_ids=sorted({int(pr) for o in occurrences if o["found_in_prs"] for pr in o["found_in_prs"].split(",")}),
         occurrence_count=len(occurrences),
         secret=None,
         vulnerability=None,

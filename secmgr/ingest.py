@@ -72,6 +72,26 @@ def _upsert(tx: Transaction, table: str, columns: str, refreshed: str, rows: lis
     )
 
 
+SIGHTINGS = {"secret": ("secrets", "secret_sightings", "secret_id"),
+             "vulnerability": ("vulnerabilities", "vulnerability_sightings", "vulnerability_id")}  # fmt: skip
+
+
+def _record_sightings(
+    tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str], origin: Origin, now: str
+) -> None:
+    """Links the stored findings to the scan that saw them; a scan that saw one before adds nothing."""
+    table, sightings, link = SIGHTINGS[kind]
+    links = (origin.scan_type, origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id,
+             origin.live_commit_scan_id, now)  # fmt: skip
+    for chunk in chunks(fingerprints):
+        tx.execute(
+            f"INSERT INTO {sightings} ({link}, scan_type, pr_id, pr_scan_id, commit_id, live_commit_id,"
+            f" live_commit_scan_id, seen_at) SELECT id, ?, ?, ?, ?, ?, ?, ? FROM {table}"
+            f" WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)}) ON CONFLICT DO NOTHING",
+            [*links, repo_id, *chunk],
+        )
+
+
 SECRET_COLUMNS = (
     "repository_id, fingerprint, secret, secret_hash, description, file, line, start_line, end_line,"
     " start_column, end_column, match, rule, commit_sha, author, email, date, tags, message, entropy,"
@@ -102,6 +122,7 @@ def ingest_secrets(
             now, now,
         ))  # fmt: skip
     _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows)
+    _record_sightings(tx, "secret", repo_id, list(by_identity), origin, now)
     refresh_repo_counts(tx, {secret_hash(f.secret) for f in by_identity.values()})
     refresh_repo_totals(tx, [repo_id])
     return _triage(tx, "secret", repo_id, list(by_identity), existing)
@@ -169,6 +190,7 @@ def ingest_vulnerabilities(
         for identity, f in by_identity.items()
     ]  # fmt: skip
     _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows)
+    _record_sightings(tx, "vulnerability", repo_id, list(by_identity), origin, now)
     refresh_repo_totals(tx, [repo_id])
     return _triage(tx, "vulnerability", repo_id, list(by_identity), existing)
 

@@ -130,8 +130,6 @@ CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
 CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);
-CREATE INDEX IF NOT EXISTS secrets_pr_scan_idx ON secrets (pr_scan_id);
-CREATE INDEX IF NOT EXISTS secrets_live_scan_idx ON secrets (live_commit_scan_id);
 
 -- Dependency vulnerabilities. Identity: (repository_id, fingerprint) with fingerprint
 -- `ecosystem:package:version:vuln_id:file`.
@@ -224,6 +222,50 @@ CREATE TABLE IF NOT EXISTS allowlist_reevaluations (
     created_at  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS secrets_fingerprint_idx ON secrets (fingerprint);
+
+-- Sightings: every scan that saw a finding (a repository fetch or an import is a `repo_scan` with no links). A
+-- finding's own origin fields keep its first sighting; the list filters on scans match any sighting. One row per
+-- finding per scan: seeing it again in the same scan adds nothing. Partial indexes leave out the links a sighting
+-- does not have, so a fetch or an import writes only the identity index and the scan type index.
+CREATE TABLE IF NOT EXISTS secret_sightings (
+    id                  INTEGER PRIMARY KEY,
+    secret_id           INTEGER NOT NULL REFERENCES secrets (id) ON DELETE CASCADE,
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('repo_scan', 'pr_scan', 'live_commit')),
+    pr_id               INTEGER,
+    pr_scan_id          INTEGER,
+    commit_id           INTEGER,
+    live_commit_id      INTEGER,
+    live_commit_scan_id INTEGER,
+    seen_at             TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS secret_sightings_uq
+    ON secret_sightings (secret_id, scan_type, ifnull(pr_scan_id, 0), ifnull(live_commit_scan_id, 0));
+CREATE INDEX IF NOT EXISTS secret_sightings_type_idx ON secret_sightings (scan_type, secret_id);
+CREATE INDEX IF NOT EXISTS secret_sightings_pr_idx ON secret_sightings (pr_id, secret_id) WHERE pr_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS secret_sightings_pr_scan_idx
+    ON secret_sightings (pr_scan_id, secret_id) WHERE pr_scan_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS secret_sightings_live_scan_idx
+    ON secret_sightings (live_commit_scan_id, secret_id) WHERE live_commit_scan_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS vulnerability_sightings (
+    id                  INTEGER PRIMARY KEY,
+    vulnerability_id    INTEGER NOT NULL REFERENCES vulnerabilities (id) ON DELETE CASCADE,
+    scan_type           TEXT NOT NULL CHECK (scan_type IN ('repo_scan', 'pr_scan', 'live_commit')),
+    pr_id               INTEGER,
+    pr_scan_id          INTEGER,
+    commit_id           INTEGER,
+    live_commit_id      INTEGER,
+    live_commit_scan_id INTEGER,
+    seen_at             TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS vulnerability_sightings_uq
+    ON vulnerability_sightings (vulnerability_id, scan_type, ifnull(pr_scan_id, 0), ifnull(live_commit_scan_id, 0));
+CREATE INDEX IF NOT EXISTS vulnerability_sightings_type_idx ON vulnerability_sightings (scan_type, vulnerability_id);
+CREATE INDEX IF NOT EXISTS vulnerability_sightings_pr_idx
+    ON vulnerability_sightings (pr_id, vulnerability_id) WHERE pr_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS vulnerability_sightings_pr_scan_idx
+    ON vulnerability_sightings (pr_scan_id, vulnerability_id) WHERE pr_scan_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS vulnerability_sightings_live_scan_idx
+    ON vulnerability_sightings (live_commit_scan_id, vulnerability_id) WHERE live_commit_scan_id IS NOT NULL;
 
 -- Incidents: one per secret value per repository (key: the value's SHA-256), or per advisory per package
 -- per repository (key: `ecosystem:package:vuln_id`). Occurrences are the findings with that key.

@@ -9,13 +9,21 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, Since, embedded_repository
+from .findings_query import (
+    REPO_COLUMNS,
+    Filter,
+    RepositorySummary,
+    ScanType,
+    SightingOut,
+    Since,
+    embedded_repository,
+    seen_by,
+    sightings_of,
+)
 from .ids import Id, Ids
 from .severity import Severity
 from .sql import Where, order_by, paged
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
-
-ScanType = Literal["repo_scan", "pr_scan", "live_commit"]
 
 
 class SecretOut(BaseModel):
@@ -55,14 +63,18 @@ class SecretOut(BaseModel):
     repository: RepositorySummary
 
 
+class SecretDetailOut(SecretOut):
+    sightings: list[SightingOut] = Field(description="Every scan that saw the secret, first one first")
+
+
 class SecretQuery(PageQuery):
     repo_ids: Ids = None
     vc_ids: Ids = None
-    pr_ids: Ids = None
+    pr_ids: Ids = Field(None, description="Pull requests any scan of which saw the secret")
     search: Filter | None = Field(None, description="Substring of secret, rule, file, author, e-mail, commit, "
                                                      "message, description or repository name")  # fmt: skip
-    pr_scan_id: Id | None = None
-    commit_scan_id: Id | None = Field(None, description="A live commit scan id")
+    pr_scan_id: Id | None = Field(None, description="A pull request scan that saw the secret")
+    commit_scan_id: Id | None = Field(None, description="A live commit scan that saw the secret")
     secret: Filter | None = None
     rule: Filter | None = None
     commit: Filter | None = None
@@ -73,7 +85,7 @@ class SecretQuery(PageQuery):
     branch: Filter | None = None
     file: Filter | None = Field(None, description="Substring of the file path")
     severity: Severity | None = None
-    scan_type: ScanType | None = None
+    scan_type: ScanType | None = Field(None, description="A kind of scan that saw the secret")
     whitelisted: bool | None = None
     created_at: Since | None = Field(None, description="Lower bound (inclusive)")
     updated_at: Since | None = Field(None, description="Lower bound (inclusive)")
@@ -122,11 +134,9 @@ def public(row: Row) -> dict[str, Any]:
 # -- SQL --------------------------------------------------------------------------------------------
 def _where(q: SecretQuery, scope: int | None) -> Where:
     where = Where().in_scope("s.repository_id", scope)
-    where.any_of("s.repository_id", q.repo_ids).any_of("s.pr_id", q.pr_ids).in_vcs("s.repository_id", q.vc_ids)
-    if q.pr_scan_id is not None:
-        where.add("s.pr_scan_id = ?", q.pr_scan_id)
-    if q.commit_scan_id is not None:
-        where.add("s.live_commit_scan_id = ?", q.commit_scan_id)
+    where.any_of("s.repository_id", q.repo_ids).in_vcs("s.repository_id", q.vc_ids)
+    seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
+            scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
         if name != "rule":
             where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
@@ -143,8 +153,6 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
         )
     if q.severity:
         where.add("s.severity = ?", q.severity)
-    if q.scan_type:
-        where.add("s.scan_type = ?", q.scan_type)
     if q.whitelisted is not None:
         where.add("s.whitelisted = ?", int(q.whitelisted))
     if q.created_at:
@@ -173,7 +181,8 @@ def get_secrets(ctx: Context) -> dict[str, Any]:
 
 
 def get_secret(ctx: Context) -> dict[str, Any]:
-    return public(found(get_row(ctx.db, ctx.path["secret_id"], ctx.scope), "Secret"))
+    row = found(get_row(ctx.db, ctx.path["secret_id"], ctx.scope), "Secret")
+    return {**public(row), "sightings": sightings_of(ctx.db, "secret", row["id"])}
 
 
 routes = [
@@ -188,6 +197,12 @@ routes = [
         tag="secrets",
     ),
     Endpoint(
-        "GET", "/secrets/{secret_id}", get_secret, READONLY, "Get Secret Details", response=SecretOut, tag="secrets"
+        "GET",
+        "/secrets/{secret_id}",
+        get_secret,
+        READONLY,
+        "Get Secret Details",
+        response=SecretDetailOut,
+        tag="secrets",
     ),
 ]

@@ -9,9 +9,17 @@ from pydantic import BaseModel, Field
 
 from .db import Database, Row
 from .errors import found
-from .findings_query import REPO_COLUMNS, Filter, RepositorySummary, embedded_repository
-from .ids import Ids
-from .secrets import ScanType
+from .findings_query import (
+    REPO_COLUMNS,
+    Filter,
+    RepositorySummary,
+    ScanType,
+    SightingOut,
+    embedded_repository,
+    seen_by,
+    sightings_of,
+)
+from .ids import Id, Ids
 from .severity import Severity
 from .sql import Where, order_by, paged
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
@@ -40,9 +48,17 @@ class VulnerabilityOut(BaseModel):
     updated_at: str
 
 
+class VulnerabilityDetailOut(VulnerabilityOut):
+    sightings: list[SightingOut] = Field(description="Every scan that saw the vulnerability, first one first")
+
+
 class VulnerabilityQuery(PageQuery):
     repo_ids: Ids = None
     vc_ids: Ids = None
+    pr_ids: Ids = Field(None, description="Pull requests any scan of which saw the vulnerability")
+    pr_scan_id: Id | None = Field(None, description="A pull request scan that saw the vulnerability")
+    commit_scan_id: Id | None = Field(None, description="A live commit scan that saw the vulnerability")
+    scan_type: ScanType | None = Field(None, description="A kind of scan that saw the vulnerability")
     severity: Severity | None = None
     ecosystem: Filter | None = Field(None, description="Exact ecosystem, e.g. PyPI, npm, Go")
     package: Filter | None = Field(None, description="Substring of the package name")
@@ -75,6 +91,8 @@ def public(row: Row) -> dict[str, Any]:
 def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
     where = Where().in_scope("v.repository_id", scope).any_of("v.repository_id", q.repo_ids)
     where.in_vcs("v.repository_id", q.vc_ids).substring("v.package", q.package)
+    seen_by(where, "vulnerability", "v", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
+            scan_type=q.scan_type)  # fmt: skip
     where.text_in_any(["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)
     if q.ecosystem:
         where.add("lower(v.ecosystem) = lower(?)", q.ecosystem)
@@ -100,7 +118,8 @@ def get_vulnerabilities(ctx: Context) -> dict[str, Any]:
 
 
 def get_vulnerability(ctx: Context) -> dict[str, Any]:
-    return public(found(get_row(ctx.db, ctx.path["vulnerability_id"], ctx.scope), "Vulnerability"))
+    row = found(get_row(ctx.db, ctx.path["vulnerability_id"], ctx.scope), "Vulnerability")
+    return {**public(row), "sightings": sightings_of(ctx.db, "vulnerability", row["id"])}
 
 
 routes = [
@@ -120,7 +139,7 @@ routes = [
         get_vulnerability,
         READONLY,
         "Get Vulnerability",
-        response=VulnerabilityOut,
+        response=VulnerabilityDetailOut,
         tag="vulnerabilities",
     ),
 ]

@@ -28,21 +28,74 @@ def test_pragmas(db: Database) -> None:
 def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     Database(path).open().close()
-    # Make it a version 1 database with a row in the table version 2 changes.
+    # Make it a version 1 database with rows in the tables versions 2 and 3 change: a secret first seen by a pull
+    # request scan, one by a repository fetch, vulnerabilities first seen by a pull request and a live commit scan.
     conn = sqlite3.connect(path, isolation_level=None)
+    for table in ("secret_sightings", "vulnerability_sightings"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("CREATE INDEX secrets_pr_scan_idx ON secrets (pr_scan_id)")
+    conn.execute("CREATE INDEX secrets_live_scan_idx ON secrets (live_commit_scan_id)")
     conn.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
     conn.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
     conn.execute(
-        "INSERT INTO vulnerabilities (repository_id, fingerprint, vuln_id, package, ecosystem, scan_type, created_at,"
-        " updated_at) VALUES (1, 'f', 'GHSA-1', 'p', 'npm', 'repo_scan', 'now', 'now')"
+        "INSERT INTO pull_requests (id, vc_id, repo_id, number, vctype, created_at, updated_at)"
+        " VALUES (7, 1, 1, 3, 'github', 'now', 'now')"
     )
+    conn.execute(
+        "INSERT INTO pr_scans (id, pr_id, vc_id, repo_id, scan_type, created_at, updated_at)"
+        " VALUES (11, 7, 1, 1, 'VULNERABILITY', 'now', 'now')"
+    )
+    conn.execute("INSERT INTO live_commits (id, vc_id, repo_id, commit_sha, created_at) VALUES (5, 1, 1, 'abc', 'now')")
+    conn.execute(
+        "INSERT INTO live_commit_scans (id, live_commit_id, vc_id, repo_id, scan_type, created_at, updated_at)"
+        " VALUES (13, 5, 1, 1, 'VULNERABILITY', 'now', 'now')"
+    )
+    secret = (
+        "INSERT INTO secrets (repository_id, fingerprint, secret, secret_hash, scan_type, pr_id, pr_scan_id,"
+        " created_at, updated_at) VALUES (1, ?, 's', 'h', ?, ?, ?, ?, 'now')"
+    )
+    conn.execute(secret, ("f1", "pr_scan", 7, 10, "2026-01-01T00:00:00Z"))
+    conn.execute(secret, ("f2", "repo_scan", None, None, "2026-01-02T00:00:00Z"))
+    vulnerability = (
+        "INSERT INTO vulnerabilities (repository_id, fingerprint, vuln_id, package, ecosystem, scan_type, pr_scan_id,"
+        " live_commit_scan_id, created_at, updated_at) VALUES (1, ?, 'GHSA-1', 'p', 'npm', ?, ?, ?, 'then', 'now')"
+    )
+    conn.execute(vulnerability, ("v1", "pr_scan", 11, None))
+    conn.execute(vulnerability, ("v2", "live_commit", None, 13))
     conn.execute("ALTER TABLE vulnerabilities DROP COLUMN source")
     conn.execute("DELETE FROM schema_version WHERE version > 1")
     conn.close()
     db = Database(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION
-        assert db.query("SELECT vuln_id, source FROM vulnerabilities") == [{"vuln_id": "GHSA-1", "source": "import"}]
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 3
+        assert db.query("SELECT DISTINCT vuln_id, source FROM vulnerabilities") == [
+            {"vuln_id": "GHSA-1", "source": "import"}
+        ]
+        links = "scan_type, pr_id, pr_scan_id, commit_id, live_commit_id, live_commit_scan_id, seen_at"
+        assert db.query(f"SELECT secret_id, {links} FROM secret_sightings ORDER BY id") == [
+            {"secret_id": 1, "scan_type": "pr_scan", "pr_id": 7, "pr_scan_id": 10, "commit_id": None,
+             "live_commit_id": None, "live_commit_scan_id": None, "seen_at": "2026-01-01T00:00:00Z"},
+            {"secret_id": 2, "scan_type": "repo_scan", "pr_id": None, "pr_scan_id": None, "commit_id": None,
+             "live_commit_id": None, "live_commit_scan_id": None, "seen_at": "2026-01-02T00:00:00Z"},
+        ]  # fmt: skip
+        assert db.query(f"SELECT vulnerability_id, {links} FROM vulnerability_sightings ORDER BY id") == [
+            {"vulnerability_id": 1, "scan_type": "pr_scan", "pr_id": 7, "pr_scan_id": 11, "commit_id": None,
+             "live_commit_id": None, "live_commit_scan_id": None, "seen_at": "then"},
+            {"vulnerability_id": 2, "scan_type": "live_commit", "pr_id": None, "pr_scan_id": None, "commit_id": 5,
+             "live_commit_id": 5, "live_commit_scan_id": 13, "seen_at": "then"},
+        ]  # fmt: skip
+        indexes = {row["name"] for row in db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert {
+            "secret_sightings_uq",
+            "secret_sightings_pr_scan_idx",
+            "vulnerability_sightings_live_scan_idx",
+        } <= indexes
+        assert not {"secrets_pr_scan_idx", "secrets_live_scan_idx"} & indexes
+        # The migrated database is the shape a new one has: the same tables and indexes.
+        fresh = Database(tmp_path / "new.db").open()
+        shape = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        assert db.query(shape) == fresh.query(shape)
+        fresh.close()
         assert db.integrity_check() == "ok"
     finally:
         db.close()
