@@ -1,21 +1,35 @@
 """Load N secrets over R repositories through the real ingest path, and time raw executemany for comparison.
 
 python -m bench.generate --data-dir bench/out/data --secrets 1000000 --repos 2000
+
+With `--time-import N`, after loading: one gitleaks report of N new findings through `POST /import/secrets`
+(the real app, in process) into the store as loaded, and the same N rows by plain `executemany` into one table
+without secondary indexes, in the same run:
+
+python -m bench.generate --data-dir bench/out/data --secrets 1000000 --repos 20 --time-import 100000 \
+    --skip-same-schema-baseline
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sqlite3
 import time
 from pathlib import Path
 
+from starlette.testclient import TestClient
+
 from secmgr import ingest, severity
+from secmgr.app import create_app
 from secmgr.db import Database
 from secmgr.findings import SecretFinding
 from secmgr.ingest import Origin
+from secmgr.settings import Settings
 from secmgr.timeutil import now_iso
+
+PASSWORD = "bench-password-1"
 
 HOT_RULE = "generic-api-key"  # a tenth of all findings, for the allowlist benchmark
 RULES = sorted(set(severity.RULE_SEVERITY) - {HOT_RULE})
@@ -81,6 +95,30 @@ def raw_insert(path: Path, batches: list, vc_id: int, repo_ids: list[int], now: 
     return seconds
 
 
+def gitleaks_report(findings: list[SecretFinding]) -> bytes:
+    return json.dumps([
+        {"Description": f.description, "StartLine": f.start_line, "EndLine": f.end_line,
+         "StartColumn": f.start_column, "EndColumn": f.end_column, "Match": f.match, "Secret": f.secret,
+         "File": f.file, "SymlinkFile": "", "Commit": f.commit, "Entropy": f.entropy, "Author": f.author,
+         "Email": f.email, "Date": f.date, "Message": f.message, "Tags": f.tags, "RuleID": f.rule,
+         "Fingerprint": ""}
+        for f in findings
+    ]).encode()  # fmt: skip
+
+
+def api_import(data: Path, repo_id: int, report: bytes) -> tuple[float, dict]:
+    """Seconds for one `POST /import/secrets` of `report` through the app, and its answer."""
+    with TestClient(create_app(Settings(data_dir=data, admin_password=PASSWORD))) as client:
+        login = client.post("/auth/login", json={"username": "admin", "password": PASSWORD})
+        headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
+        started = time.perf_counter()
+        response = client.post(f"/import/secrets?format=gitleaks&repo_id={repo_id}", content=report, headers=headers)
+        seconds = time.perf_counter() - started
+    if response.status_code != 200:
+        raise SystemExit(f"import failed: {response.status_code} {response.text[:300]}")
+    return seconds, response.json()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
@@ -97,6 +135,9 @@ def main() -> None:
         action="store_true",
         help="the same-schema baseline takes as long as the ingest itself",
     )
+    parser.add_argument("--time-import", type=int, default=0, metavar="N",
+                        help="then time one N-finding gitleaks report through POST /import/secrets, and N rows of"
+                             " plain executemany into one table")  # fmt: skip
     args = parser.parse_args()
     rng = random.Random(args.seed)
     data = Path(args.data_dir)
@@ -135,7 +176,19 @@ def main() -> None:
         full = raw_insert(data / "raw-full.db", batches, vc["id"], repo_ids, now, plain=False)
         baselines.append(("same schema (indexes, FTS triggers)", full))
     total = per_repo * len(repo_ids)
-    print(f"ingest path: {total} secrets in {ingest_seconds:.1f}s = {total / ingest_seconds:,.0f} rows/s")
+    print(f"ingest path: {total} secrets in {ingest_seconds:.1f}s = {total / ingest_seconds:,.0f} rows/s", flush=True)
+    if args.time_import:
+        db.close()
+        fresh = findings_for(random.Random(args.seed + 1), repo_ids[0], args.time_import, shared)
+        report = gitleaks_report(fresh)
+        seconds, answer = api_import(data, repo_ids[0], report)
+        plain = raw_insert(data / "raw-plain.db", [(repo_ids[0], fresh)], vc["id"], repo_ids, now, plain=True)
+        n = args.time_import
+        print(f"POST /import/secrets, {n} new findings ({len(report) / 2**20:.0f} MiB) into {total} stored:"
+              f" {seconds:.1f}s = {n / seconds:,.0f} findings/s; answer {answer}")  # fmt: skip
+        print(f"plain executemany of the same {n} rows into one table: {n / plain:,.0f} rows/s;"
+              f" the import runs at {plain / seconds:.2f}x of it")  # fmt: skip
+        return
     for name, seconds in baselines:
         print(
             f"raw executemany into {name}: {total / seconds:,.0f} rows/s;"

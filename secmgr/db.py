@@ -65,6 +65,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         *_sightings("vulnerability", "vulnerabilities"),
         "DROP INDEX IF EXISTS secrets_pr_scan_idx",  # the scan filters read the sightings now
         "DROP INDEX IF EXISTS secrets_live_scan_idx",
+        "DROP TRIGGER IF EXISTS secrets_fts_update",  # schema.sql makes it again, firing only on changed texts
     ),
 }
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
+from . import notify_send
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, found, invalid
 from .findings_query import REPO_COLUMNS, RepositorySummary, Since, Until, embedded_repository
@@ -131,11 +132,13 @@ VULNERABILITY_OF = (
 def _log(tx: Transaction, entries: Iterable[tuple[Any, ...]]) -> None:
     """Activity rows: (incident_id, action, from_status, to_status, user_id, comment, resolution)."""
     now = now_iso()
+    rows = [(*entry, now) for entry in entries]
     tx.executemany(
         "INSERT INTO incident_activity (incident_id, action, from_status, to_status, user_id, comment, resolution,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(*entry, now) for entry in entries],
+        rows,
     )
+    notify_send.incident_activity(tx, rows)  # opened, reopened and closed incidents are events
 
 
 def _set_status(tx: Transaction, changes: Sequence[tuple[int, str, str | None]]) -> None:
@@ -225,9 +228,10 @@ def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[s
     _set_status(tx, [(incident_id, "open", None) for incident_id in reopen])
     _log(tx, [(i, "reopened", "closed", "open", None, "A new occurrence was found", None) for i in reopen])
     seen = [existing[k]["id"] for k in keys if k in existing]
-    tx.executemany(
-        "UPDATE incidents SET last_seen = ?, updated_at = ? WHERE id = ?", [(now_iso(), now_iso(), i) for i in seen]
-    )
+    now = now_iso()
+    for chunk in chunks(seen):
+        tx.execute(f"UPDATE incidents SET last_seen = ?, updated_at = ? WHERE id IN ({placeholders(chunk)})",
+                   [now, now, *chunk])  # fmt: skip
     if kind == "secret":
         _follow_worst(tx, seen)
     return opened
@@ -450,6 +454,33 @@ def get_incident_record(db: Db, incident_id: int, scope: int | None) -> dict[str
     """One incident with its occurrences and activity log; NotFound outside `scope`."""
     row = found(get_row(db, incident_id, scope), "Incident")
     return public(row, _occurrences(db, [row])[row["id"]], _activity(db, row["id"]))
+
+
+def incident_of(db: Db, kind: str, finding_id: int, scope: int | None) -> int | None:
+    """The id of the incident the finding is an occurrence of, if it has one within `scope`."""
+    table, match = ("secrets", SECRET_OF) if kind == "secret" else ("vulnerabilities", VULNERABILITY_OF)
+    where = Where().add("o.id = ?", finding_id).add("i.type = ?", kind).in_scope("i.repository_id", scope)
+    found_id = db.scalar(f"SELECT i.id FROM incidents i JOIN {table} o ON {match} {where.sql}", where.params)
+    return None if found_id is None else int(found_id)
+
+
+def open_counts(db: Db, scope: int | None) -> list[Row]:
+    """Open and in-progress incidents counted by type and severity, within `scope`."""
+    where = Where().add("i.status != 'closed'").in_scope("i.repository_id", scope)
+    return db.query(
+        f"SELECT i.type, i.severity, count(*) AS count FROM incidents i {where.sql} GROUP BY i.type, i.severity",
+        where.params,
+    )
+
+
+def open_by_repository(db: Db, scope: int | None, limit: int) -> list[Row]:
+    """The repositories with the most open or in-progress incidents, within `scope`."""
+    where = Where().add("i.status != 'closed'").in_scope("i.repository_id", scope)
+    return db.query(
+        f"SELECT r.id, r.name, count(*) AS count {FROM} {where.sql} GROUP BY r.id, r.name"
+        " ORDER BY count DESC, r.id LIMIT ?",
+        [*where.params, limit],
+    )
 
 
 def list_incidents(db: Database, q: IncidentQuery, scope: int | None) -> tuple[list[dict[str, Any]], int]:

@@ -112,10 +112,14 @@ def ingest_secrets(
     by_identity = {finding.identity(): finding for finding in findings}  # a report's repeats count once
     existing = _existing(tx, "secrets", repo_id, list(by_identity))
     rows = []
+    new_hashes = set()  # only a new finding can change how many repositories hold its value
     for identity, f in by_identity.items():
         severity = f.severity or sev.for_rule(f.rule)
+        value_hash = secret_hash(f.secret)
+        if identity not in existing:
+            new_hashes.add(value_hash)
         rows.append((
-            repo_id, identity, f.secret, secret_hash(f.secret), f.description, f.file, f.line, f.start_line,
+            repo_id, identity, f.secret, value_hash, f.description, f.file, f.line, f.start_line,
             f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date,
             json.dumps(f.tags), f.message, f.entropy, severity, sev.RANK[severity], origin.scan_type, f.branch,
             origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id, origin.live_commit_scan_id,
@@ -123,7 +127,7 @@ def ingest_secrets(
         ))  # fmt: skip
     _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows)
     _record_sightings(tx, "secret", repo_id, list(by_identity), origin, now)
-    refresh_repo_counts(tx, {secret_hash(f.secret) for f in by_identity.values()})
+    refresh_repo_counts(tx, new_hashes)
     refresh_repo_totals(tx, [repo_id])
     return _triage(tx, "secret", repo_id, list(by_identity), existing)
 
@@ -131,9 +135,10 @@ def ingest_secrets(
 def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
     """Sets `repo_count` on every secret whose value is in `hashes`."""
     for chunk in chunks(sorted(hashes)):
-        counts = tx.query(
-            "SELECT secret_hash, count(DISTINCT repository_id) AS n FROM secrets"
-            f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash",
+        counts = tx.query(  # only the values some of whose rows hold another count
+            "SELECT secret_hash, n FROM (SELECT secret_hash, count(DISTINCT repository_id) AS n,"
+            " min(repo_count) AS low, max(repo_count) AS high FROM secrets"
+            f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash) WHERE low != n OR high != n",
             list(chunk),
         )
         tx.executemany(

@@ -178,8 +178,13 @@ CREATE TRIGGER IF NOT EXISTS secrets_fts_delete AFTER DELETE ON secrets BEGIN
     VALUES ('delete', old.id, old.secret, old.rule, old.file, old.author, old.email, old.commit_sha, old.message,
             old.description, old.branch);
 END;
+-- Only when an indexed text changed: a finding seen again with the same texts costs the index nothing.
 CREATE TRIGGER IF NOT EXISTS secrets_fts_update
-AFTER UPDATE OF secret, rule, file, author, email, commit_sha, message, description, branch ON secrets BEGIN
+AFTER UPDATE OF secret, rule, file, author, email, commit_sha, message, description, branch ON secrets
+WHEN old.secret IS NOT new.secret OR old.rule IS NOT new.rule OR old.file IS NOT new.file
+    OR old.author IS NOT new.author OR old.email IS NOT new.email OR old.commit_sha IS NOT new.commit_sha
+    OR old.message IS NOT new.message OR old.description IS NOT new.description OR old.branch IS NOT new.branch
+BEGIN
     INSERT INTO secrets_fts (secrets_fts, rowid, secret, rule, file, author, email, commit_sha, message,
                              description, branch)
     VALUES ('delete', old.id, old.secret, old.rule, old.file, old.author, old.email, old.commit_sha, old.message,
@@ -459,3 +464,56 @@ CREATE TABLE IF NOT EXISTS live_commit_scans (
     updated_at          TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS live_commit_scans_commit_idx ON live_commit_scans (live_commit_id);
+
+-- Dashboard sign-ins (/ui/). Only a hash of the cookie's token is kept. A row ends on sign-out, and one whose user
+-- has moved on to another token_version (password change, deactivation, deletion) signs no one in and is dropped.
+CREATE TABLE IF NOT EXISTS ui_sessions (
+    id              INTEGER PRIMARY KEY,
+    token_hash      TEXT NOT NULL UNIQUE,
+    user_id         INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    token_version   INTEGER NOT NULL,
+    created_at      REAL NOT NULL,
+    expires_at      REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ui_sessions_user_idx ON ui_sessions (user_id);
+
+-- Outbound notifications (secmgr/notifications.py, notify_send.py). A target's `url` and a webhook's `secret` are
+-- sealed at rest; `events` is a JSON list of event names. A delivery is one event for one target, written in the
+-- transaction of the change it tells of; `event_id` is the event's (the same for every target and every retry),
+-- `payload` the JSON body as sent. `next_attempt_at` is seconds since the epoch by the settings' clock (0: at once).
+CREATE TABLE IF NOT EXISTS notification_targets (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    kind        TEXT NOT NULL CHECK (kind IN ('webhook', 'slack', 'apprise')),
+    url         TEXT NOT NULL,
+    events      TEXT NOT NULL DEFAULT '[]',
+    active      INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+    secret      TEXT,
+    created_by  INTEGER,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS notification_targets_name_uq ON notification_targets (lower(name));
+CREATE TABLE IF NOT EXISTS notification_deliveries (
+    id              INTEGER PRIMARY KEY,
+    target_id       INTEGER NOT NULL REFERENCES notification_targets (id) ON DELETE CASCADE,
+    event           TEXT NOT NULL,
+    event_id        TEXT NOT NULL,
+    payload         TEXT NOT NULL,
+    status          TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at REAL NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL,
+    finished_at     TEXT
+);
+CREATE INDEX IF NOT EXISTS notification_deliveries_due_idx
+    ON notification_deliveries (next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS notification_deliveries_target_idx ON notification_deliveries (target_id, id);
+CREATE TABLE IF NOT EXISTS notification_attempts (
+    id              INTEGER PRIMARY KEY,
+    delivery_id     INTEGER NOT NULL REFERENCES notification_deliveries (id) ON DELETE CASCADE,
+    attempted_at    TEXT NOT NULL,
+    status_code     INTEGER,
+    error           TEXT
+);
+CREATE INDEX IF NOT EXISTS notification_attempts_delivery_idx ON notification_attempts (delivery_id, id);

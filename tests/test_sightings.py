@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from . import webhook_payloads as hooks
-from .conftest import Api, leak
+from .conftest import Api, World, leak
 from .test_fetch import AWS, GITHUB, commit, wait_for
 from .test_webhooks import Forge
 
@@ -167,3 +167,15 @@ def test_deleting_a_repository_takes_its_sightings(forge: Forge, api: Api, admin
     assert api.delete(f"/repo/{repo_id}", admin).status_code == 200
     assert db.scalar("SELECT count(*) FROM secret_sightings") == 0
     assert db.scalar("SELECT count(*) FROM vulnerability_sightings") == 0
+
+
+def test_a_finding_seen_again_is_searched_by_its_new_texts(world: World) -> None:
+    api, admin, repo_id = world.api, world.admin, world.repos[2]["id"]
+    finding = leak("slack-bot-token", "xoxb-0000-searchable", "bot.py", 4, Message="first wording")
+    world.import_secrets(repo_id, [finding])
+    world.import_secrets(repo_id, [finding])  # unchanged texts: the search index is left alone
+    assert listed(api, admin, "secrets", "search=first%20wording") != []
+    world.import_secrets(repo_id, [{**finding, "Message": "second wording"}])
+    assert listed(api, admin, "secrets", "search=first%20wording") == []
+    (secret_id,) = listed(api, admin, "secrets", "search=second%20wording")
+    assert len(api.get(f"/secrets/{secret_id}", admin).json()["sightings"]) == 1
