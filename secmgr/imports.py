@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from . import repos
 from .db import Database, Transaction
 from .errors import NotFound
+from .findings import SecretFinding, VulnerabilityFinding
 from .ids import Id
+from .incidents import vulnerability_key
 from .ingest import IngestResult, ingest_secrets, ingest_vulnerabilities
 from .reports import SecretFormat, parse_secrets
 from .sca.reports import VulnerabilityFormat, parse_vulnerabilities
@@ -34,26 +36,78 @@ class ImportResult(BaseModel):
     incidents_opened: int
 
 
-def import_secrets(db: Database, repo_id: int, fmt: SecretFormat, raw: bytes, scope: int | None = None) -> IngestResult:
+IMPORT_CHUNK = 1_000  # findings per step when the caller follows progress
+Finding = TypeVar("Finding", SecretFinding, VulnerabilityFinding)
+Progress = Callable[[int, int], None]  # (findings stored, findings in the report)
+
+
+def import_secrets(
+    db: Database, repo_id: int, fmt: SecretFormat, raw: bytes, scope: int | None = None,
+    on_progress: Progress | None = None,
+) -> IngestResult:  # fmt: skip
     """Parses the whole report first, then stores it in one transaction: all of it or none of it."""
     findings = parse_secrets(fmt, raw)
-    return _store(db, repo_id, scope, lambda tx: ingest_secrets(tx, repo_id, findings))
+    # A secret incident follows its worst occurrence whenever more are stored, so steps may split one.
+    return _store(db, repo_id, scope, findings, None, lambda tx, part: ingest_secrets(tx, repo_id, part), on_progress)
 
 
 def import_vulnerabilities(
-    db: Database, repo_id: int, fmt: VulnerabilityFormat, raw: bytes, scope: int | None = None
-) -> IngestResult:
+    db: Database, repo_id: int, fmt: VulnerabilityFormat, raw: bytes, scope: int | None = None,
+    on_progress: Progress | None = None,
+) -> IngestResult:  # fmt: skip
     """As import_secrets: a CycloneDX SBOM's components are matched against the local advisory database."""
     findings = parse_vulnerabilities(db, fmt, raw)
-    return _store(db, repo_id, scope, lambda tx: ingest_vulnerabilities(tx, repo_id, findings))
+    # A vulnerability incident keeps the severity it opened with: its findings go in one step.
+    return _store(db, repo_id, scope, findings, lambda f: vulnerability_key(f.ecosystem, f.package, f.vuln_id),
+                  lambda tx, part: ingest_vulnerabilities(tx, repo_id, part), on_progress)  # fmt: skip
 
 
 def _store(
-    db: Database, repo_id: int, scope: int | None, ingest: Callable[[Transaction], IngestResult]
+    db: Database,
+    repo_id: int,
+    scope: int | None,
+    findings: Sequence[Finding],
+    incident_key: Callable[[Finding], str] | None,
+    ingest: Callable[[Transaction, Sequence[Finding]], IngestResult],
+    on_progress: Progress | None,
 ) -> IngestResult:
     if repos.get_row(db, repo_id, scope) is None:
         raise NotFound("Repository not found")
-    return db.transaction(ingest)
+    if on_progress is None:
+        return db.transaction(lambda tx: ingest(tx, findings))
+    parts = _chunks(findings, incident_key)
+    total = sum(len(part) for part in parts)
+
+    def store_parts(tx: Transaction) -> IngestResult:
+        result, stored = IngestResult(), 0
+        for part in parts:
+            done = ingest(tx, part)
+            result.created += done.created
+            result.updated += done.updated
+            result.whitelisted += done.whitelisted
+            result.incidents_opened += done.incidents_opened
+            result.created_ids += done.created_ids
+            stored += len(part)
+            on_progress(stored, total)
+        return result
+
+    return db.transaction(store_parts)
+
+
+def _chunks(findings: Sequence[Finding], incident_key: Callable[[Finding], str] | None) -> list[list[Finding]]:
+    """The report's distinct findings (the last of each identity, in first-seen order, as one ingest call keeps
+    them) in steps of about IMPORT_CHUNK; with `incident_key`, a step never splits an incident's findings."""
+    unique = list({finding.identity(): finding for finding in findings}.values())
+    last_of = {incident_key(finding): index for index, finding in enumerate(unique)} if incident_key else {}
+    parts: list[list[Finding]] = [[]]
+    reaches = 0  # the last index of any incident begun so far
+    for index, finding in enumerate(unique):
+        parts[-1].append(finding)
+        if incident_key is not None:
+            reaches = max(reaches, last_of[incident_key(finding)])
+        if len(parts[-1]) >= IMPORT_CHUNK and reaches <= index:
+            parts.append([])
+    return [part for part in parts if part]
 
 
 def post_vulnerabilities_report(ctx: Context) -> dict[str, Any]:
