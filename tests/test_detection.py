@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from secmgr.scanner import filters, history
+from secmgr.scanner import filters, history, prefilter
 from secmgr.scanner.engine import Detector
 from secmgr.scanner.report import scan_directory
 from secmgr.scanner.rules import default_rules
@@ -122,3 +122,18 @@ def test_the_default_pack_never_needs_every_line() -> None:
     # A rule without keywords would make history hand every line of every diff to Python.
     assert not DETECTOR.every_line
     assert all(rule.keywords or rule.path is not None or rule.analyser or rule.multiline for rule in DETECTOR.rules)
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_hyperscan_prefilters_change_no_finding() -> None:
+    pure = Detector(default_rules(), accelerate=False)
+    cases = [(p.read_text(), p.name.split("--")[-1]) for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
+    cases += [(e.text, e.path) for r in DETECTOR.rules for e in (*r.examples, *r.counterexamples)]
+    cases += [("na\u00efve = 1\ntoken = 'Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1' # caf\u00e9", "app.py")]  # a line that is not ASCII
+    assert DETECTOR.accelerated
+    found = 0
+    for text, path in cases:
+        fast = DETECTOR.scan_document(text, path)
+        assert fast == pure.scan_document(text, path), path
+        found += len(fast)
+    assert found > 1000

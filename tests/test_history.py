@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from secmgr.scanner import prefilter
 from secmgr.scanner.engine import Detector
 from secmgr.scanner.history import HEADER, GitLogError, findings, scan_log
 from secmgr.scanner.rules import default_rules, parse
@@ -99,7 +100,7 @@ def located(found: list) -> list[tuple[str, str, int, str]]:
 def test_grep_and_python_paths_agree_on_a_real_history(tmp_path: Path, monkeypatch) -> None:
     repo = tmp_path / "repo"
     history_with_tricky_diffs(repo)
-    detector = Detector(default_rules())
+    detector = Detector(default_rules(), accelerate=False)
     expected = [
         ("on a branch", "c.txt", 1, TOKEN_B),
         ("token on the last line", "a.txt", 3, TOKEN_A),
@@ -122,3 +123,24 @@ def test_grep_and_python_paths_agree_on_a_real_history(tmp_path: Path, monkeypat
 def test_a_failing_git_log_raises(tmp_path: Path) -> None:
     with pytest.raises(GitLogError):
         list(scan_log(tmp_path, Detector(default_rules())))
+
+
+def findings_of(repo: Path, detector: Detector) -> list[dict]:
+    return [f.__dict__ for f in scan_log(repo, detector)]
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_hyperscan_and_pure_python_paths_agree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    history_with_tricky_diffs(repo)
+    fast, pure = Detector(default_rules()), Detector(default_rules(), accelerate=False)
+    assert fast.accelerated and not pure.accelerated
+    assert len(findings_of(repo, fast)) == 5
+    assert findings_of(repo, fast) == findings_of(repo, pure)
+    # This project's own history: rule packs, fixtures full of secrets and look-alikes, many file types.
+    own = Path(__file__).resolve().parent.parent
+    if not (own / ".git").exists():
+        pytest.skip("not a git checkout")
+    in_history = findings_of(own, fast)
+    assert len(in_history) > 100
+    assert in_history == findings_of(own, pure)

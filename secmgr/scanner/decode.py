@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -17,6 +17,14 @@ PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # Digests and data URIs hold encoded bytes that are never a credential.
 NOT_ENCODED_TEXT = re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:]$|base64,$", re.IGNORECASE)
 MAX_ENCODED = 8192
+# Every line `encoded_values` yields something for holds a run of 16 base64 characters (hex is a part of base64)
+# or a percent escape: the text mapped byte by byte to RUN_BYTE and others shows the runs to a plain search.
+RUN_BYTE = b"a"
+RUN_TABLE = bytes(
+    RUN_BYTE[0] if chr(b).isascii() and re.fullmatch(r"[A-Za-z0-9+/_-]", chr(b)) else b if b == 10 else 32
+    for b in range(256)
+)
+HEX_PAIRS = frozenset(bytes([a, b]) for a in b"0123456789abcdefABCDEF" for b in b"0123456789abcdefABCDEF")
 
 
 @dataclass(frozen=True)
@@ -88,3 +96,28 @@ def encoded_values(line: str) -> Iterator[Encoded]:
         text = _text(b64decode_loose(value))
         if text is not None:
             yield Encoded(found.start(), found.end(), text, "base64")
+
+
+def candidate_lines(text: str) -> list[int]:
+    """The indices of the lines of `text` that may hold an encoded value, in order."""
+    data = text.encode("utf-8", "surrogatepass")
+    found = set(_lines_holding(data.translate(RUN_TABLE), RUN_BYTE * 16))
+    if b"%" in data:
+        found.update(_lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
+    return sorted(found)
+
+
+def _lines_holding(data: bytes, needle: bytes, accept: Callable[[int], bool] | None = None) -> Iterator[int]:
+    line = counted = 0
+    at = data.find(needle)
+    while at >= 0:
+        if accept is not None and not accept(at):
+            at = data.find(needle, at + 1)
+            continue
+        line += data.count(b"\n", counted, at)
+        counted = at
+        yield line
+        line_end = data.find(b"\n", at)
+        if line_end < 0:
+            return
+        at = data.find(needle, line_end)

@@ -9,13 +9,14 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from . import decode, filters
-from .analysers import WHOLE_FILE_PATHS, WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
+from . import decode, filters, prefilter
+from .analysers import LINE_WORDS, WHOLE_FILE_PATHS, WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
 from .rules import CONFIDENCE, INLINE_ALLOW, Rule, shannon_entropy
 from .validators import VALIDATORS
 
 GENERIC = "generic-"
-BLOCK_SCALAR = r"[:=]\s*[|>][+-]?[0-9]?\s*$"  # `password: |`: the value is on the lines below
+# `password: |`: the value is on the lines below (searched in lines joined by newlines: no `\s`)
+BLOCK_SCALAR = r"[:=][ \t\r\f\v]*[|>][+-]?[0-9]?[ \t\r\f\v]*$"
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -59,8 +60,12 @@ def _rank(confidence: str) -> int:
 
 
 class Detector:
-    def __init__(self, rules: Sequence[Rule], min_confidence: str = "low") -> None:
+    def __init__(self, rules: Sequence[Rule], min_confidence: str = "low", accelerate: bool = True) -> None:
         self.rules = list(rules)
+        # With Hyperscan: keywords found in one pass over a text, and a rule's expression run only where its
+        # prefilter matched (prefilter.py); the same findings as the pure-Python path, which runs without it.
+        self.accelerated = accelerate and prefilter.AVAILABLE
+        self._accelerator: _Accelerator | None = None
         self.min_confidence = _rank(min_confidence)
         self.line_rules = [r for r in self.rules if r.regex is not None and not r.multiline]
         self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
@@ -82,9 +87,8 @@ class Detector:
         self.context_keywords = sorted(
             {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
         )
-        self._context = re.compile("|".join(re.escape(k) for k in self.context_keywords).encode() or b"(?!)",
-                                   re.IGNORECASE)  # fmt: skip
-        self._block_scalar = re.compile(BLOCK_SCALAR.encode())
+        self._context = [k.encode() for k in self.context_keywords]
+        self._block_scalar = re.compile(BLOCK_SCALAR.encode(), re.MULTILINE)
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex:
         # a line holding one reaches the decoder even though it holds no keyword as such.
@@ -104,6 +108,8 @@ class Detector:
             for keyword in rule.keywords:
                 self._rules_of_keyword[keyword.encode()].add(position)
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
+        self._rules_at: dict[frozenset[bytes], list[int]] = {}
+        self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
 
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
@@ -112,13 +118,11 @@ class Detector:
             return True
         if any(pattern.search(path) for pattern in self._path_rules):
             return True
-        for line in lines:
-            if self._context.search(line):
-                return True
-            end = line.rstrip()[-3:]
-            if (b"|" in end or b">" in end) and self._block_scalar.search(line):
-                return True
-        return False
+        text = b"\n".join(lines)
+        lowered = text.lower()
+        if any(keyword in lowered for keyword in self._context):
+            return True
+        return (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
@@ -144,30 +148,93 @@ class Detector:
 
     def scan_lines(self, lines: Sequence[str], path: str, commit: str = "", depth: int = 0) -> list[Match]:
         lines = [line.rstrip("\r") for line in lines]
-        allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line}
+        text = "\n".join(lines)
+        allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line} if INLINE_ALLOW in text else set()
+        every_line = any(self._applies(self.line_rules[i], path) for i in self._without_keywords)
+        words, possible = self._words_by_line(text, lines) if self.accelerated and not every_line else (None, set())
         found: list[Match] = []
-        for index, line in enumerate(lines):
-            if index not in allowed and line:
-                found += self._line_matches(line, index, path, commit)
-        lowered = "\n".join(lines).lower()
+        for index, chosen in self._line_rules(lines, words, possible):
+            if index not in allowed:
+                found += self._line_matches(lines[index], index, path, commit, chosen)
+        lowered = text.lower()
         if self.text_rules:
-            found += self._text_matches("\n".join(lines), lowered, allowed, path, commit)
-        for fn, rules in self.analysers.values():
+            found += self._text_matches(text, lowered, allowed, path, commit)
+        for name, (fn, rules) in self.analysers.items():
             if not any(not r.keywords or any(k in lowered for k in r.keywords) for r in rules.values()):
                 continue
-            for candidate in fn(lines, path):
+            gate = self._line_words.get(name)
+            if words is not None and gate is not None:
+                starts = sorted(i for i, present in words.items() if present is None or not gate.isdisjoint(present))
+                candidates = fn(lines, path, starts)  # type: ignore[call-arg]
+            else:
+                candidates = fn(lines, path)
+            for candidate in candidates:
                 rule = rules.get(candidate.rule_id)
                 if rule is not None and candidate.line not in allowed:
                     found += self._accept(rule, candidate, lines[candidate.line], path, commit)
         if depth < MAX_DEPTH:
-            found += self._decoded_matches(lines, allowed, path, commit, depth)
+            found += self._decoded_matches(lines, text, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
-            text = "\n".join(lines)
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
 
-    def _line_matches(self, line: str, index: int, path: str, commit: str) -> Iterator[Match]:
-        for rule in self.rules_for(line.encode()):
+    @staticmethod
+    def _applies(rule: Rule, path: str) -> bool:
+        return rule.path is None or bool(rule.path.search(path))
+
+    def _words_by_line(self, text: str, lines: Sequence[str]) -> tuple[dict[int, frozenset[bytes] | None], set[int]]:
+        """The keywords (and analysers' line words) each line holds, found by Hyperscan, None for a line that is
+        not ASCII (where only the pure-Python tests may judge); and the line rules whose prefilter matched."""
+        accelerator = self._accelerator or self._accelerate()
+        data = text.encode()
+        hits = accelerator.words.ends(data)
+        hits.sort(key=lambda hit: hit[1])
+        by_line: dict[int, set[bytes]] = {}
+        line = position = 0
+        for word, end in hits:
+            line += data.count(b"\n", position, end - 1)
+            position = end - 1
+            by_line.setdefault(line, set()).add(accelerator.words.words[word])
+        words: dict[int, frozenset[bytes] | None] = {i: frozenset(found) for i, found in by_line.items()}
+        if not text.isascii():
+            words.update((i, None) for i, line_text in enumerate(lines) if not line_text.isascii())
+        return words, accelerator.rules.possible(data) if by_line else set()
+
+    def _accelerate(self) -> _Accelerator:
+        line_words = {w for gate in self._line_words.values() for w in gate}
+        words = sorted({k.encode() for rule in self.line_rules for k in rule.keywords} | line_words)
+        self._accelerator = _Accelerator(prefilter.Literals(words), prefilter.RuleFilter(
+            [rule.regex for rule in self.line_rules]))  # fmt: skip
+        return self._accelerator
+
+    def _line_rules(
+        self, lines: Sequence[str], words: dict[int, frozenset[bytes] | None] | None, possible: set[int]
+    ) -> Iterator[tuple[int, list[Rule]]]:
+        """Each line that holds a keyword with the rules to run on it, in rule order."""
+        if words is None:
+            for index, line in enumerate(lines):
+                rules = self.rules_for(line.encode()) if line else []
+                if rules:
+                    yield index, rules
+            return
+        for index in sorted(words):
+            present = words[index]
+            if present is None:
+                rules = self.rules_for(lines[index].encode()) if lines[index] else []
+            else:
+                rules = [self.line_rules[i] for i in self._rules_at_keywords(present) if i in possible]
+            if rules:
+                yield index, rules
+
+    def _rules_at_keywords(self, present: frozenset[bytes]) -> list[int]:
+        positions = self._rules_at.get(present)
+        if positions is None:
+            chosen = set().union(*(self._rules_of_keyword.get(k, ()) for k in present))
+            positions = self._rules_at[present] = sorted(chosen)
+        return positions
+
+    def _line_matches(self, line: str, index: int, path: str, commit: str, rules: list[Rule]) -> Iterator[Match]:
+        for rule in rules:
             if rule.path is not None and not rule.path.search(path):
                 continue
             assert rule.regex is not None
@@ -220,9 +287,10 @@ class Detector:
                     candidate.decoded)  # fmt: skip
 
     def _decoded_matches(
-        self, lines: Sequence[str], allowed: set[int], path: str, commit: str, depth: int
+        self, lines: Sequence[str], text: str, allowed: set[int], path: str, commit: str, depth: int
     ) -> Iterator[Match]:
-        for index, line in enumerate(lines):
+        for index in decode.candidate_lines(text):
+            line = lines[index]
             if index in allowed:
                 continue
             for encoded in decode.encoded_values(line):
@@ -232,6 +300,12 @@ class Detector:
                     how = encoded.how + (">" + match.decoded if match.decoded else "")
                     yield replace(match, match=line[encoded.start : encoded.end][:2000], line=index + 1,
                                   start_column=encoded.start + 1, end_column=encoded.end, decoded=how)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Accelerator:
+    words: prefilter.Literals
+    rules: prefilter.RuleFilter
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -14,9 +14,11 @@ import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..findings import SecretFinding
 from ..timeutil import parse_date
+from . import prefilter
 from .engine import Detector, Match, skipped_path
 
 HEADER = "\x1ecommit\x1e"
@@ -67,6 +69,12 @@ def scan_log(
     """Findings in the history of `repo`; raises GitLogError at the end if git or grep failed."""
     git = git_log(repo, revisions, exclude)
     assert git.stdout is not None
+    if detector.accelerated and not detector.every_line:  # Hyperscan picks the lines grep would keep
+        try:
+            yield from _accelerated_findings(git.stdout, detector, ignored)
+        finally:
+            _finish(git)
+        return
     grep = shutil.which("grep")
     if grep is None:  # no grep: Python reads every line
         try:
@@ -89,6 +97,53 @@ def scan_log(
         _finish(git, filtered)
     if filtered.returncode > 1:
         raise GitLogError("grep failed on the log")
+
+
+def _commit_blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[bytes]:
+    """The log in pieces of whole commits (a piece may hold many)."""
+    pending = b""
+    while True:
+        chunk = stream.read(size)
+        pending += chunk
+        cut = pending.rfind(b"\n" + _HEADER) + 1 if chunk else len(pending)
+        if cut > 0:
+            yield pending[:cut]
+            pending = pending[cut:]
+        if not chunk:
+            return
+
+
+def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozenset[str]) -> Iterator[SecretFinding]:
+    """The grep path's findings without grep: the lines holding a keyword, an encoded keyword or a piece of the
+    log's structure, found by Hyperscan, and whole file diffs taken from the log in hand."""
+    patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
+    literals = prefilter.Literals(patterns)
+    before = 0  # log lines in the pieces already read
+    for block in _commit_blocks(stream):
+        starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
+        numbered: list[tuple[int, bytes]] = []
+        diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
+        number, counted = before + 1, 0
+        for start in starts:
+            number += block.count(b"\n", counted, start)
+            counted = start
+            end = block.find(b"\n", start) + 1 or len(block)
+            line = block[start:end]
+            if line.startswith(b"diff --git "):
+                diffs[number] = start
+            numbered.append((number, line))
+        before += block.count(b"\n")
+
+        def whole_diff(sha: str, path: str, first: int, block: bytes = block, diffs: dict[int, int] = diffs) -> list:
+            start = diffs.get(first)
+            if start is None:
+                return []
+            end = block.find(b"\ndiff --git ", start) + 1 or len(block)
+            end = block.find(b"\n" + _HEADER, start, end) + 1 or end
+            segment = block[start:end]
+            return [line for _, found, added, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
+
+        yield from findings(numbered, detector, ignored, whole_diff)
 
 
 def _finish(git: subprocess.Popen[bytes], *others: subprocess.Popen[bytes]) -> None:
@@ -117,15 +172,18 @@ def _path(line: bytes) -> str:
     return target[2:] if target.startswith("b/") else ("" if target == "/dev/null" else target)
 
 
-def file_diffs(numbered: Iterable[tuple[int, bytes]]) -> Iterator[tuple[Commit, str, list[tuple[int, bytes]]]]:
-    """Each file diff of a `git log -p -U0` in FORMAT as (commit, path, its added lines with their line numbers).
+def file_diffs(
+    numbered: Iterable[tuple[int, bytes]],
+) -> Iterator[tuple[Commit, str, list[tuple[int, bytes]], int]]:
+    """Each file diff of a `git log -p -U0` in FORMAT as (commit, path, its added lines with their line numbers,
+    the number of its `diff --git` line in the log).
 
     Input is (line number in the log, line); lines that neither structure the log nor hold a keyword may be
     left out.
     """
     commit, path, in_hunk = Commit(), "", False
     added: list[tuple[int, bytes]] = []
-    hunk_at = first = removed = notes = 0
+    hunk_at = first = removed = notes = diff_at = 0
     for number, line in numbered:
         if line.startswith(b"+"):
             if in_hunk and path:
@@ -142,28 +200,29 @@ def file_diffs(numbered: Iterable[tuple[int, bytes]]) -> Iterator[tuple[Commit, 
             notes += 1
         elif line.startswith(_HEADER) or line.startswith(b"diff --git "):
             if path:
-                yield commit, path, added
-            added, path, in_hunk = [], "", False
+                yield commit, path, added, diff_at
+            added, path, in_hunk, diff_at = [], "", False, number
             if line.startswith(_HEADER):
                 commit = _commit(line)
     if path:
-        yield commit, path, added
+        yield commit, path, added, diff_at
 
 
 def findings(
     numbered: Iterable[tuple[int, bytes]],
     detector: Detector,
     ignored: frozenset[str] = frozenset(),
-    whole_diff: Callable[[str, str], list[tuple[int, bytes]]] | None = None,
+    whole_diff: Callable[[str, str, int], list[tuple[int, bytes]]] | None = None,
 ) -> Iterator[SecretFinding]:
     """Findings in the added lines of a `git log -p` in FORMAT, given as (line number in the log, line).
 
     When lines were left out and a file diff holds a keyword of a rule that needs the whole text (a private key's
-    body), `whole_diff(commit, path)` gives all of its added lines. `ignored` fingerprints are skipped.
+    body), `whole_diff(commit, path, number of its diff line)` gives all of its added lines. `ignored`
+    fingerprints are skipped.
     """
-    for commit, path, added in file_diffs(numbered):
+    for commit, path, added, first in file_diffs(numbered):
         if whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
-            added = whole_diff(commit.sha, path) or added
+            added = whole_diff(commit.sha, path, first) or added
         if added:
             yield from _document_findings(added, commit, path, detector, ignored)
 
@@ -199,10 +258,10 @@ def finding(match: Match, path: str, line: str, line_number: int, commit: Commit
     )  # fmt: skip
 
 
-def whole_file_diff(repo: Path) -> Callable[[str, str], list[tuple[int, bytes]]]:
+def whole_file_diff(repo: Path) -> Callable[[str, str, int], list[tuple[int, bytes]]]:
     """A reader of every added line of one file in one commit, for rules that need more than keyword lines."""
 
-    def read(sha: str, path: str) -> list[tuple[int, bytes]]:
+    def read(sha: str, path: str, first: int = 0) -> list[tuple[int, bytes]]:
         shown = subprocess.run(
             ["git", "-C", str(repo), "log", "-1", "-p", "-U0", "--no-color", "--no-renames", "--no-ext-diff",
              f"--format={FORMAT}", sha, "--", path],
@@ -211,7 +270,7 @@ def whole_file_diff(repo: Path) -> Callable[[str, str], list[tuple[int, bytes]]]
         if shown.returncode != 0:
             return []
         numbered = enumerate(shown.stdout.splitlines(keepends=True), start=1)
-        return [line for _, found_path, added in file_diffs(numbered) if found_path == path for line in added]
+        return [line for _, found_path, added, _ in file_diffs(numbered) if found_path == path for line in added]
 
     return read
 

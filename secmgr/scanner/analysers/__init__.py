@@ -34,6 +34,10 @@ WHOLE_FILE_PATHS: dict[str, Callable[[str], bool]] = {
     "pgpass": lambda path: path.rsplit("/", 1)[-1].lower().endswith("pgpass"),
 }
 
+# Analysers whose candidates all start on a line holding one of these words (ASCII case ignored): given a third
+# argument, the indices of such lines (and of every line that is not ASCII), they read only those.
+LINE_WORDS: dict[str, frozenset[str]] = {}
+
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}
 

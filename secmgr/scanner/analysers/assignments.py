@@ -9,12 +9,12 @@ opening quote) and the value. The value must look like a secret: no placeholder,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import Candidate, analyser
+from . import LINE_WORDS, Candidate, analyser
 
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
@@ -24,6 +24,7 @@ STRONG = re.compile(
     r"|requirepass|masterauth",
     re.IGNORECASE,
 )
+STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred)(?:s)?"
@@ -33,6 +34,7 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
+LINE_WORDS["assignment"] = frozenset(SECRET_WORDS)
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -243,14 +245,15 @@ XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""
 
 
 @analyser("assignment")
-def assignments(lines: Sequence[str], path: str) -> Iterator[Candidate]:
-    for index, line in enumerate(lines):
+def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = None) -> Iterator[Candidate]:
+    for index in range(len(lines)) if starts is None else starts:
+        line = lines[index]
         if len(line) > 4000:
             continue  # minified code: no one writes a credential there by hand
         if not ANY_SECRET_WORD.search(line.lower()):
             continue
         seen: set[int] = set()
-        for word in STRONG.finditer(line):
+        for word in STRONG_LOWER.finditer(line.lower()) if line.isascii() else STRONG.finditer(line):
             yield from _at(lines, index, word.start(), word.end(), seen, path)
         for word in WEAK.finditer(line):
             start = word.start() + (line[word.start()] in " \t\"'<")  # the match may begin at the character before

@@ -1,0 +1,247 @@
+"""Hyperscan prefilters: which rules and analysers can possibly match a text, found in one compiled pass.
+
+A rule's Python expression is turned into a looser one that Hyperscan compiles quickly: lookarounds dropped,
+every repeat with an upper bound made unbounded, laziness ignored, an atomic group made plain, `\\A`/`\\Z` made
+line anchors. Each step only adds matches, so on a line of ASCII text (where a `str` expression's classes,
+case folding and anchors mean what they mean on bytes) every match of the rule is a match of its prefilter: a
+line the prefilter does not match cannot give the rule a match. Lines that are not ASCII are never judged by a
+prefilter; the engine treats every rule as possible there.
+
+Without the `hyperscan` package (or for an expression it cannot take) nothing is filtered out and the engine
+runs the Python expressions behind its keyword test alone, with the same findings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+try:
+    import hyperscan
+except ImportError:  # pragma: no cover - the pure-Python path
+    hyperscan = None  # type: ignore[assignment]
+
+from re import _constants as C  # type: ignore[attr-defined]
+from re import _parser as parser  # type: ignore[attr-defined]
+
+AVAILABLE = hyperscan is not None
+# Python's `\s` on ASCII also holds \x1c-\x1f; `\w` and `\d` on ASCII are the ASCII classes.
+CATEGORIES = {
+    C.CATEGORY_DIGIT: "0-9",
+    C.CATEGORY_WORD: "0-9A-Za-z_",
+    C.CATEGORY_SPACE: "\\t\\n\\x0b\\x0c\\r \\x1c-\\x1f",
+}
+NEGATED = {C.CATEGORY_NOT_DIGIT: C.CATEGORY_DIGIT, C.CATEGORY_NOT_WORD: C.CATEGORY_WORD,
+           C.CATEGORY_NOT_SPACE: C.CATEGORY_SPACE}  # fmt: skip
+
+
+class Unsupported(ValueError):
+    pass
+
+
+def _char(code: int) -> str:
+    return f"\\x{code:02x}" if code < 0x80 else chr(code)
+
+
+def _caseless_ranges(low: int, high: int) -> list[tuple[int, int]]:
+    ranges = [(low, high)]
+    for start, end, shift in ((ord("a"), ord("z"), -32), (ord("A"), ord("Z"), 32)):
+        lo, hi = max(low, start), min(high, end)
+        if lo <= hi:
+            ranges.append((lo + shift, hi + shift))
+    return ranges
+
+
+def _class(items: list[tuple[Any, Any]], caseless: bool) -> str:
+    negate = False
+    parts: list[str] = []
+    for op, value in items:
+        if op is C.NEGATE:
+            negate = True
+        elif op is C.LITERAL:
+            ranges = _caseless_ranges(value, value) if caseless else [(value, value)]
+            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges]
+        elif op is C.RANGE:
+            ranges = _caseless_ranges(*value) if caseless else [value]
+            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges]
+        elif op is C.CATEGORY:
+            if value in CATEGORIES:
+                parts.append(CATEGORIES[value])
+            elif value in NEGATED:
+                if len(items) > 1:
+                    raise Unsupported("a negated category inside a class")
+                return f"[^{CATEGORIES[NEGATED[value]]}]"
+            else:
+                raise Unsupported(f"category {value}")
+        else:
+            raise Unsupported(f"class item {op}")
+    if any(ord(p[0]) >= 0x80 for p in parts if p and not p.startswith("\\")):
+        raise Unsupported("a non-ASCII character")
+    return ("[^" if negate else "[") + "".join(parts) + "]"
+
+
+def _sequence(items: Any, caseless: bool) -> str:
+    return "".join(_node(op, value, caseless) for op, value in items)
+
+
+def _node(op: Any, value: Any, caseless: bool) -> str:
+    if op is C.LITERAL:
+        if value >= 0x80:
+            raise Unsupported("a non-ASCII character")
+        char = chr(value)
+        if caseless and char.isalpha():
+            return f"[{char.lower()}{char.upper()}]"
+        return _char(value)
+    if op is C.NOT_LITERAL:
+        return _class([(C.NEGATE, None), (C.LITERAL, value)], caseless)
+    if op is C.ANY:
+        return "."  # never DOTALL in a line rule: checked by the caller
+    if op is C.IN:
+        return _class(list(value), caseless)
+    if op is C.BRANCH:
+        return "(?:" + "|".join(_sequence(branch, caseless) for branch in value[1]) + ")"
+    if op is C.SUBPATTERN:
+        _, add, remove, items = value
+        inner = caseless or bool(add & re.IGNORECASE)
+        inner = inner and not (remove & re.IGNORECASE)
+        if (add | remove) & (re.DOTALL | re.VERBOSE):
+            raise Unsupported("scoped DOTALL or VERBOSE")
+        return "(?:" + _sequence(items, inner) + ")"
+    if op is C.ATOMIC_GROUP:
+        return "(?:" + _sequence(value, caseless) + ")"
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        low, high, items = value
+        body = "(?:" + _sequence(items, caseless) + ")"
+        if high == low:
+            return body if low == 1 else f"{body}{{{low}}}"
+        if (low, high) == (0, 1):
+            return f"{body}?"
+        return f"{body}*" if low == 0 else f"{body}+" if low == 1 else f"{body}{{{low},}}"
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return ""  # a lookaround only removes matches
+    if op is C.AT:
+        if value in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+            return "^"
+        if value in (C.AT_END, C.AT_END_STRING):
+            return "$"
+        if value is C.AT_BOUNDARY:
+            return "\\b"
+        if value is C.AT_NON_BOUNDARY:
+            return "\\B"
+    raise Unsupported(f"{op} {value}")
+
+
+def translate(pattern: re.Pattern[str]) -> str:
+    """A Hyperscan expression (bytes mode, multi-line) matching at least what `pattern` matches in an ASCII line."""
+    if pattern.flags & (re.DOTALL | re.VERBOSE | re.ASCII) or not isinstance(pattern.pattern, str):
+        raise Unsupported("flags")
+    parsed = parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
+    return _sequence(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "secmgr" / "hyperscan"
+
+
+def _compile(expressions: Sequence[bytes], ids: Sequence[int], flags: int, literal: bool = False) -> Any:
+    """A block-mode database of `expressions`, from the cache when the same set was compiled before."""
+    key = hashlib.sha256(
+        repr((getattr(hyperscan, "__version__", ""), literal, flags, list(ids), list(expressions))).encode()
+    )
+    cached = _cache_dir() / f"{key.hexdigest()}.db"
+    try:
+        return hyperscan.loadb(cached.read_bytes(), hyperscan.HS_MODE_BLOCK)
+    except (OSError, hyperscan.error):
+        pass
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=list(expressions), ids=list(ids), elements=len(expressions),
+                     flags=[flags] * len(expressions), literal=literal)  # fmt: skip
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        scratch = cached.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_bytes(hyperscan.dumpb(database))
+        scratch.replace(cached)
+    except OSError:
+        pass  # a read-only home: compile again next time
+    return database
+
+
+def _compilable(expressions: dict[int, bytes], flags: int) -> dict[int, bytes]:
+    """The expressions Hyperscan takes (one it refuses, `Pattern is too large`, fails the whole set)."""
+    try:
+        _compile(list(expressions.values()), list(expressions), flags)
+        return expressions
+    except hyperscan.error:
+        if len(expressions) == 1:
+            return {}
+    items = list(expressions.items())
+    half = len(items) // 2
+    return {**_compilable(dict(items[:half]), flags), **_compilable(dict(items[half:]), flags)}
+
+
+class RuleFilter:
+    """Which of a list of expressions can match somewhere in a text's ASCII lines; those it could not compile are
+    always possible."""
+
+    FLAGS = 0
+
+    def __init__(self, patterns: Sequence[re.Pattern[str] | None]) -> None:
+        translated: dict[int, bytes] = {}
+        for position, pattern in enumerate(patterns):
+            if pattern is None:
+                continue
+            try:
+                translated[position] = translate(pattern).encode()
+            except (Unsupported, re.error):
+                continue
+        flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH
+        key = hashlib.sha256(repr(sorted(translated.items())).encode()).hexdigest()
+        marker = _cache_dir() / f"{key}.ids"
+        try:
+            usable = {int(i): translated[int(i)] for i in marker.read_text().split()}
+        except (OSError, ValueError, KeyError):
+            usable = _compilable(translated, flags) if translated else {}
+            try:
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.write_text(" ".join(map(str, usable)))
+            except OSError:
+                pass
+        self.always = frozenset(i for i in range(len(patterns)) if i not in usable)
+        self._database = _compile(list(usable.values()), list(usable), flags) if usable else None
+        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
+
+    def possible(self, data: bytes) -> set[int]:
+        found = set(self.always)
+        if self._database is not None and data:
+            self._database.scan(data, match_event_handler=_collect_id, context=found, scratch=self._scratch)
+        return found
+
+
+def _collect_id(identifier: int, start: int, end: int, flags: int, found: set[int]) -> None:
+    found.add(identifier)
+
+
+class Literals:
+    """Every place one of a set of fixed strings (ASCII case ignored) ends in a text."""
+
+    def __init__(self, words: Sequence[bytes]) -> None:
+        self.words = list(words)
+        flags = hyperscan.HS_FLAG_CASELESS
+        self._database = _compile(self.words, range(len(self.words)), flags, literal=True) if self.words else None
+        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
+
+    def ends(self, data: bytes) -> list[tuple[int, int]]:
+        """(word index, end offset) of every occurrence."""
+        found: list[tuple[int, int]] = []
+        if self._database is not None and data:
+            self._database.scan(data, match_event_handler=_collect_end, context=found, scratch=self._scratch)
+        return found
+
+
+def _collect_end(identifier: int, start: int, end: int, flags: int, found: list[tuple[int, int]]) -> None:
+    found.append((identifier, end))
