@@ -23,7 +23,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import Forbidden, found, invalid
 from .hashing import secret_hash
 from .ids import IdList
-from .sql import Where, missing_ids, order_by, paged, placeholders
+from .sql import Where, chunks, missing_ids, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import READONLY, USER, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -325,6 +325,25 @@ def list_allowlists(db: Database, q: AllowlistQuery, scope: int | None) -> tuple
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "a.id")
     rows, total = paged(db, "a.*", "FROM allowlists a", where, order, q.limit, q.offset)
     return _records(db, rows), total
+
+
+def get_record(db: Db, allowlist_id: int, scope: int | None) -> dict[str, Any]:
+    """One allowlist as the API shows it; NotFound outside `scope`."""
+    return _records(db, [found(get(db, allowlist_id, scope), "Allowlist")])[0]
+
+
+def covered_counts(db: Db, allowlist_ids: Sequence[int], scope: int | None) -> dict[int, tuple[int, int]]:
+    """Per allowlist, how many secrets and vulnerabilities within `scope` it is the covering allowlist of."""
+    counts = {i: (0, 0) for i in allowlist_ids}
+    for table, position in (("secrets", 0), ("vulnerabilities", 1)):
+        for chunk in chunks(list(allowlist_ids)):
+            where = Where().add(f"whitelist_id IN ({placeholders(chunk)})", *chunk).in_scope("repository_id", scope)
+            for row in db.query(f"SELECT whitelist_id, count(*) AS n FROM {table} {where.sql} GROUP BY whitelist_id",
+                                where.params):  # fmt: skip
+                pair = list(counts[row["whitelist_id"]])
+                pair[position] = int(row["n"])
+                counts[row["whitelist_id"]] = (pair[0], pair[1])
+    return counts
 
 
 def _check_scope(tx: Db, state: dict[str, Any], scope: int | None) -> None:

@@ -32,6 +32,7 @@ from . import (
     live_commits,
     login,
     openapi,
+    pages,
     pr_scans,
     repos,
     secrets,
@@ -70,6 +71,11 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"cache-control", b"no-store"),
     (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
+]
+# The dashboard's pages load their own CSS, JS and images, and nothing else (no inline script or style).
+UI_SECURITY_HEADERS = [
+    *SECURITY_HEADERS[:-1],
+    (b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"),
 ]
 
 
@@ -128,7 +134,7 @@ class RequestContext:
                 response_started = True
                 status = message["status"]
                 headers = list(message.get("headers", []))
-                headers.extend(SECURITY_HEADERS)
+                headers.extend(UI_SECURITY_HEADERS if scope["path"].startswith("/ui/") else SECURITY_HEADERS)
                 headers.append((b"x-request-id", request_id.encode()))
                 message["headers"] = headers
             await send(message)
@@ -229,7 +235,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
             db.close()
 
     app = Starlette(
-        routes=routes(endpoints),
+        routes=[*routes(endpoints), *pages.routes],
         exception_handlers={AppError: _app_error, HTTPException: _http_error},
         lifespan=lifespan,
     )

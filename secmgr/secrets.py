@@ -174,6 +174,16 @@ def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:
     return db.query_one(f"SELECT s.*, {REPO_COLUMNS} {FROM} {where.sql}", where.params)
 
 
+def created_per_day(db: Database, since: str, scope: int | None) -> dict[str, int]:
+    """How many secrets were first found on each day from `since` on (ISO dates), within `scope`."""
+    where = Where().add("s.created_at >= ?", since).in_scope("s.repository_id", scope)
+    rows = db.query(
+        f"SELECT substr(s.created_at, 1, 10) AS day, count(*) AS n FROM secrets s {where.sql} GROUP BY day",
+        where.params,
+    )
+    return {row["day"]: int(row["n"]) for row in rows}
+
+
 # -- handlers ---------------------------------------------------------------------------------------
 def get_secrets(ctx: Context) -> dict[str, Any]:
     rows, total = list_secrets(ctx.db, ctx.query, ctx.scope)

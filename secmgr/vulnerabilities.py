@@ -112,6 +112,16 @@ def get_row(db: Database, vulnerability_id: int, scope: int | None) -> Row | Non
     return db.query_one(f"SELECT v.*, {REPO_COLUMNS} {FROM} {where.sql}", where.params)
 
 
+def created_per_day(db: Database, since: str, scope: int | None) -> dict[str, int]:
+    """How many vulnerabilities were first found on each day from `since` on (ISO dates), within `scope`."""
+    where = Where().add("v.created_at >= ?", since).in_scope("v.repository_id", scope)
+    rows = db.query(
+        f"SELECT substr(v.created_at, 1, 10) AS day, count(*) AS n FROM vulnerabilities v {where.sql} GROUP BY day",
+        where.params,
+    )
+    return {row["day"]: int(row["n"]) for row in rows}
+
+
 def get_vulnerabilities(ctx: Context) -> dict[str, Any]:
     rows, total = list_vulnerabilities(ctx.db, ctx.query, ctx.scope)
     return envelope([public(r) for r in rows], total, ctx.query)
