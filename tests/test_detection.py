@@ -15,7 +15,7 @@ import pytest
 from secmgr.scanner import filters, history, prefilter
 from secmgr.scanner.engine import Detector
 from secmgr.scanner.report import scan_directory
-from secmgr.scanner.rules import default_rules
+from secmgr.scanner.rules import default_rules, parse
 
 from .test_fetch import git
 
@@ -137,3 +137,20 @@ def test_hyperscan_prefilters_change_no_finding() -> None:
         assert fast == pure.scan_document(text, path), path
         found += len(fast)
     assert found > 1000
+
+
+def test_colour_codes_around_a_token_are_matched_through() -> None:
+    token = "ghp_" + "Qm7Zr2Lx9Kp4Wv8Tn3Hc" + "6Yb1Jd5Fs0Ga2Rw8"
+    line = f"export GH=\x1b[1;93m{token}\x1b[0m # \x1b[2mdone\x1b[0m"
+    assert not [m for m in DETECTOR._scan_lines([line], line, "log.txt", "", 0) if m.rule.id == "github-pat"]
+    for detector in (DETECTOR, Detector(default_rules(), accelerate=False)):
+        (match,) = [m for m in detector.scan_document(line, "log.txt") if m.rule.id == "github-pat"]
+        assert match.secret == token and line[match.start_column - 1 : match.end_column] == token
+
+
+def test_a_validator_never_raises_confidence_above_the_rule() -> None:
+    pack = '[[rules]]\nid = "{id}"\nregex = "pin=(\\\\S+)"\nkeywords = ["pin="]\nvalidate = "password-slot"\n'
+    rules, _ = parse(pack.format(id="low-rule") + 'confidence = "low"\n')
+    rules += parse(pack.format(id="high-rule").replace("pin=", "pw="))[0]
+    found = Detector(rules).scan_document("pin=Qm7Zr2Lx9Kp4Wv8T pw=Qm7Zr2Lx9Kp4Wv8T pw=changeme", "x.txt")
+    assert [(m.rule.id, m.confidence) for m in found] == [("low-rule", "low"), ("high-rule", "high")]

@@ -17,6 +17,7 @@ from .validators import VALIDATORS
 GENERIC = "generic-"
 # `password: |`: the value is on the lines below (searched in lines joined by newlines: no `\s`)
 BLOCK_SCALAR = r"[:=][ \t\r\f\v]*[|>][+-]?[0-9]?[ \t\r\f\v]*$"
+ANSI_COLOUR = re.compile("\x1b\\[[0-9;]*m")
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -149,6 +150,17 @@ class Detector:
     def scan_lines(self, lines: Sequence[str], path: str, commit: str = "", depth: int = 0) -> list[Match]:
         lines = [line.rstrip("\r") for line in lines]
         text = "\n".join(lines)
+        if "\x1b[" not in text:
+            return self._scan_lines(lines, text, path, commit, depth)
+        # Terminal colour codes around a token break the rules' boundaries: matched without them, shown with them.
+        places: dict[int, list[int]] = {}
+        for index, line in enumerate(lines):
+            if "\x1b[" in line:
+                lines[index], places[index] = _without_colours(line)
+        found = self._scan_lines(lines, "\n".join(lines), path, commit, depth)
+        return [_moved(match, places[match.line - 1]) if match.line - 1 in places else match for match in found]
+
+    def _scan_lines(self, lines: list[str], text: str, path: str, commit: str, depth: int) -> list[Match]:
         allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line} if INLINE_ALLOW in text else set()
         every_line = any(self._applies(self.line_rules[i], path) for i in self._without_keywords)
         words, possible = self._words_by_line(text, lines) if self.accelerated and not every_line else (None, set())
@@ -278,7 +290,9 @@ class Detector:
             verdict = VALIDATORS[rule.validate](secret)
             if verdict is None:
                 return
-            confidence = verdict if verdict == "high" and signal is None else min(confidence, verdict, key=_rank)
+            # A valid structure raises a candidate's confidence, never above what the rule itself claims.
+            raised = min(verdict, rule.confidence, key=_rank)
+            confidence = raised if verdict == "high" and signal is None else min(confidence, verdict, key=_rank)
         if _rank(confidence) < self.min_confidence:
             return
         shown = secret.split("\n", 1)[0]
@@ -300,6 +314,26 @@ class Detector:
                     how = encoded.how + (">" + match.decoded if match.decoded else "")
                     yield replace(match, match=line[encoded.start : encoded.end][:2000], line=index + 1,
                                   start_column=encoded.start + 1, end_column=encoded.end, decoded=how)  # fmt: skip
+
+
+def _without_colours(line: str) -> tuple[str, list[int]]:
+    """`line` without ANSI colour codes, and where each of its characters (and its end) was in `line`."""
+    kept: list[str] = []
+    places: list[int] = []
+    last = 0
+    for code in ANSI_COLOUR.finditer(line):
+        kept.append(line[last : code.start()])
+        places += range(last, code.start())
+        last = code.end()
+    kept.append(line[last:])
+    places += range(last, len(line) + 1)
+    return "".join(kept), places
+
+
+def _moved(match: Match, places: list[int]) -> Match:
+    start = places[match.start_column - 1] + 1
+    end = places[max(match.end_column, match.start_column) - 1] + 1
+    return replace(match, start_column=start, end_column=end)
 
 
 @dataclass(frozen=True)
