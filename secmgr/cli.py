@@ -44,6 +44,23 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def demo(args: argparse.Namespace) -> int:
+    """`serve` on a data directory filled with sample data first (a new temporary one unless one is named)."""
+    import tempfile
+
+    from .demo import prepare
+
+    if not getattr(args, "data_dir", None) and not os.environ.get("SECMGR_DATA_DIR"):
+        args.data_dir = tempfile.mkdtemp(prefix="secmgr-demo-")
+    settings = _settings(args)
+    if settings.database_path.exists():
+        print(f"secmgr demo: {settings.data_dir} already holds a database; serving it as it is", file=sys.stderr)
+    else:
+        prepare(settings)
+    print(f"secmgr demo: open http://{settings.host}:{settings.port}/, sign in as admin", file=sys.stderr, flush=True)
+    return serve(args)
+
+
 def _exit_cleanly(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
@@ -261,6 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port to listen on (default 8000)")
     data_dir_option(p)
     p.set_defaults(func=serve)
+
+    p = commands.add_parser("demo", help="serve a new data directory filled with sample repositories and findings")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port to listen on (default 8000)")
+    data_dir_option(p)
+    p.set_defaults(func=demo)
 
     p = commands.add_parser("create-user", help="create a user directly in the database")
     p.add_argument("--username", required=True)

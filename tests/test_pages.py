@@ -395,3 +395,43 @@ def test_api_reference_lists_every_endpoint(world: World) -> None:
     page = signed_in(world, "readonly").get("/ui/api").text
     for endpoint in world.api.client.app.state.endpoints:  # type: ignore[attr-defined]
         assert f"<code>{endpoint.path}</code>" in page, endpoint.path
+
+
+def test_demo_command_serves_a_populated_dashboard(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from .server import free_port
+
+    port, log = free_port(), tmp_path / "demo.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SECMGR_")}
+    env["SECMGR_ADMIN_PASSWORD"] = ADMIN_PASSWORD
+    command = [sys.executable, "-m", "secmgr.cli", "demo", "--port", str(port), "--data-dir", str(tmp_path / "d")]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, log.read_text()[-3000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        base = f"http://127.0.0.1:{port}"
+        token = httpx.post(f"{base}/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
+        auth = {"Authorization": f"Bearer {token['access_token']}"}
+        assert httpx.get(f"{base}/secrets/", headers=auth).json()["total"] >= 5
+        assert httpx.get(f"{base}/vulnerabilities/", headers=auth).json()["total"] >= 3
+        assert httpx.get(f"{base}/advisories/", headers=auth).json()["total"] == 5
+        assert [job["status"] for job in httpx.get(f"{base}/jobs/", headers=auth).json()["items"]] == ["completed"] * 2
+        assert httpx.get(f"{base}/").headers["location"] == "/ui/"
+        assert (tmp_path / "d-sample-repos" / "payments-api" / ".git").is_dir()
+        assert ADMIN_PASSWORD not in log.read_text()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

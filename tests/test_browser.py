@@ -1,0 +1,125 @@
+"""A real browser on a real server: headless Chromium (Debian's `chromium` and `chromium-driver`) driven by selenium
+signs in through the form, walks every page, changes incidents' status, and fails on any console error (a script
+error, a resource the CSP refused, a missing file). It saves the README's screenshots into docs/screenshots/."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from secmgr.demo import prepare
+from secmgr.settings import Settings
+
+from .conftest import ADMIN_PASSWORD
+from .server import Server
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="the browser test needs headless Chromium: apt-get install chromium chromium-driver",
+)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    data_dir = tmp_path / "data"
+    prepare(Settings(data_dir=data_dir, admin_password=ADMIN_PASSWORD))
+    with Server(data_dir, tmp_path / "server.log") as running:
+        yield running
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                     "--disable-gpu", "--no-first-run"):  # fmt: skip
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _no_console_errors(driver: Any, where: str) -> None:
+    severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == [], (where, severe)
+
+
+def _visit(driver: Any, url: str) -> None:
+    driver.get(url)
+    title = driver.find_element("css selector", "h1").text
+    assert "error" not in title.lower() and "not found" not in title.lower(), (url, title)
+    _no_console_errors(driver, url)
+
+
+def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    browser.get(server.url + "/")
+    assert "/ui/login" in browser.current_url
+    browser.find_element("name", "username").send_keys("admin")
+    browser.find_element("name", "password").send_keys(ADMIN_PASSWORD)
+    browser.find_element("css selector", "form button[type=submit]").click()
+    assert browser.current_url == server.url + "/ui/"
+    assert browser.find_element("css selector", "h1").text == "Overview"
+    assert browser.find_elements("css selector", "svg rect.bar-secrets")
+    _no_console_errors(browser, "overview")
+    browser.save_screenshot(str(SCREENSHOTS / "overview.png"))
+
+    links = [a.get_attribute("href") for a in browser.find_elements("css selector", "header nav a")]
+    assert len(links) >= 14
+    for link in links:
+        _visit(browser, link)
+        # Every list's first detail link, where a list has one.
+        details = [a.get_attribute("href") for a in browser.find_elements("css selector", "td a")]
+        details = [d for d in details if d.rsplit("/", 1)[-1].isdigit() or "/ui/advisories/" in d]
+        if details:
+            _visit(browser, details[0])
+
+    _visit(browser, server.url + "/ui/secrets?sort_by=severity&order_by=desc")
+    assert "in all" in browser.find_element("css selector", ".count").text
+    browser.save_screenshot(str(SCREENSHOTS / "secrets.png"))
+
+    # One incident's status, through its form.
+    _visit(browser, server.url + "/ui/incidents?type=secret")
+    browser.find_element("css selector", "tbody td a").click()
+    Select(browser.find_element("name", "status")).select_by_visible_text("in-progress")
+    browser.find_element("name", "comment").send_keys("Rotating the key with the payments team")
+    browser.find_element("css selector", "form.stack button[type=submit]").click()
+    assert browser.find_element("css selector", "h1 + p .badge").text == "in-progress"
+    assert "Rotating the key" in browser.find_element("css selector", "ol.timeline").text
+    _no_console_errors(browser, "incident")
+    browser.save_screenshot(str(SCREENSHOTS / "incident.png"))
+
+    # The bulk change: select all with our script, preview, then apply.
+    _visit(browser, server.url + "/ui/incidents?type=vulnerability")
+    browser.find_element("css selector", "input.select-all").click()
+    boxes = browser.find_elements("css selector", "input[name=ids]")
+    assert boxes and all(box.is_selected() for box in boxes)
+    Select(browser.find_element("css selector", "form.bulk select[name=status]")).select_by_visible_text("closed")
+    Select(browser.find_element("css selector", "form.bulk select[name=resolution]")).select_by_visible_text("wont_fix")
+    browser.find_element("css selector", "form.bulk button[type=submit]").click()
+    assert "Nothing has changed yet" in browser.find_element("css selector", "main").text
+    browser.find_element("css selector", "main form button[type=submit]").click()
+    assert f"Changed {len(boxes)} incident(s)" in browser.find_element("css selector", "main").text
+    _no_console_errors(browser, "bulk change")
+
+    browser.find_element("css selector", "form.signout button").click()
+    assert "/ui/login" in browser.current_url
+    browser.get(server.url + "/ui/secrets")
+    assert "/ui/login" in browser.current_url
