@@ -106,6 +106,7 @@ def import_report(args: argparse.Namespace) -> int:
     from .db import Database
     from .errors import AppError
     from .imports import import_secrets, import_vulnerabilities
+    from .progress import Progress
 
     settings = _settings(args)
     try:
@@ -115,10 +116,12 @@ def import_report(args: argparse.Namespace) -> int:
         return 1
     db = Database(settings.database_path).open()
     try:
-        if args.kind == "secrets":
-            result = import_secrets(db, args.repo_id, args.format, raw)
-        else:
-            result = import_vulnerabilities(db, args.repo_id, args.format, raw)
+        with Progress("import", unit="findings", quiet=args.quiet) as progress:
+            follow = progress.update if progress.enabled else None
+            if args.kind == "secrets":
+                result = import_secrets(db, args.repo_id, args.format, raw, on_progress=follow)
+            else:
+                result = import_vulnerabilities(db, args.repo_id, args.format, raw, on_progress=follow)
     except AppError as exc:
         return _report_error(exc)
     finally:
@@ -143,6 +146,7 @@ def import_advisories(args: argparse.Namespace) -> int:
 
     from .db import Database
     from .errors import AppError
+    from .progress import Progress
     from .sca import advisories, osv
 
     settings = _settings(args)
@@ -155,7 +159,8 @@ def import_advisories(args: argparse.Namespace) -> int:
         return _report_error(exc)
     db = Database(settings.database_path).open()
     try:
-        counts = advisories.import_records(db, records)
+        with Progress("advisories", len(records), unit="records", quiet=args.quiet) as progress:
+            counts = advisories.import_records(db, records, progress.update if progress.enabled else None)
     finally:
         db.close()
     print(json.dumps(counts))
@@ -189,8 +194,10 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def scan(args: argparse.Namespace) -> int:
+    from .progress import Progress
+    from .scanner import history, modes
     from .scanner.engine import Detector
-    from .scanner.report import render, scan_directory, scan_history
+    from .scanner.report import render, scan_directory
     from .scanner.rules import load
 
     rules_file = args.rules or os.environ.get("SECMGR_RULES")
@@ -198,17 +205,50 @@ def scan(args: argparse.Namespace) -> int:
     detector = Detector(rules, args.min_confidence)
     root = Path(args.path)
     try:
-        findings = scan_directory(root, detector) if args.no_git else scan_history(root, detector)
-    except OSError as exc:
+        known = _baseline(Path(args.baseline)) if args.baseline else frozenset()
+        if args.no_git:
+            findings = scan_directory(root, detector)
+        elif args.staged:
+            findings = modes.scan_staged(root, detector)
+        else:
+            revisions, exclude = (["HEAD"], [modes.resolve_commit(root, args.since)]) if args.since else (["--all"], [])
+            with Progress("scan", unit="commits", quiet=args.quiet) as progress:
+                if progress.enabled:
+                    shas = modes.commits(root, revisions, exclude)
+                    progress.update(0, len(shas))
+                    findings = modes.scan_in_steps(root, detector, shas, progress.update)
+                else:
+                    ignored = history.ignored_fingerprints(root)
+                    findings = list(history.scan_log(root, detector, ignored, revisions, exclude))
+    except (OSError, ValueError) as exc:
         print(f"secmgr: {exc}", file=sys.stderr)
         return 2
-    text = render(findings, args.format, rules)
+    reported = [f for f in findings if f.identity() not in known]
+    text = render(reported, args.format, rules)
     if args.report:
         Path(args.report).write_text(text + "\n")
     else:
         print(text)
-    print(f"secmgr: {len(findings)} finding(s)", file=sys.stderr)
-    return 1 if findings else 0
+    if not args.quiet:
+        baseline_note = f" ({len(findings) - len(reported)} in the baseline left out)" if args.baseline else ""
+        print(f"secmgr: {len(reported)} finding(s){baseline_note}", file=sys.stderr)
+    return 1 if reported else 0
+
+
+def _baseline(path: Path) -> frozenset[str]:
+    """The fingerprints of an earlier `secmgr scan` (or gitleaks) JSON report."""
+    from .errors import ValidationFailed
+    from .reports import parse_secrets
+
+    raw = path.read_bytes()
+    if not raw.strip():
+        return frozenset()
+    try:
+        return frozenset(finding.identity() for finding in parse_secrets("gitleaks", raw))
+    except ValidationFailed as exc:
+        error = exc.errors[0]
+        where = ".".join(map(str, error["loc"][1:])) or "the report"
+        raise ValueError(f"the baseline {path} is not a gitleaks JSON report ({where}: {error['msg']})") from None
 
 
 def rotate_key(args: argparse.Namespace) -> int:
@@ -264,6 +304,8 @@ def backup_command(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .reports import SECRET_FORMATS
+
     parser = argparse.ArgumentParser(prog="secmgr", description="Self-hostable application-security findings service")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -272,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
             "--data-dir",
             help="directory for the database, key and mirrors (env SECMGR_DATA_DIR; default ./secmgr-data)",
         )
+
+    def quiet_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--quiet", action="store_true", help="no progress line or summary on standard error")
 
     p = commands.add_parser("serve", help="serve the HTTP API")
     p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
@@ -302,8 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=worker)
 
     p = commands.add_parser("scan", help="scan a repository's history (or a directory) for secrets, no server needed")
-    p.add_argument("path", help="a git repository, or any directory with --no-git")
-    p.add_argument("--no-git", action="store_true", help="scan the files as they are, not the history")
+    p.add_argument("path", nargs="?", default=".", help="a git repository, or any directory with --no-git (default .)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--no-git", action="store_true", help="scan the files as they are, not the history")
+    what.add_argument("--staged", action="store_true", help="scan the changes staged in the index (pre-commit)")
+    what.add_argument("--since", metavar="REF", help="scan only the commits after REF (git log REF..HEAD)")
+    p.add_argument("--baseline", metavar="REPORT", help="leave out the findings of this earlier JSON report")
     p.add_argument("--format", choices=["json", "sarif"], default="json", help="gitleaks JSON (default) or SARIF")
     p.add_argument("--report", help="write the report here instead of standard output")
     p.add_argument("--rules", help="a gitleaks-format rules file (else SECMGR_RULES, else the built-in pack)")
@@ -313,12 +362,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="low",
         help="report only findings at least this sure (each carries confidence:LEVEL in its tags)",
     )
+    quiet_option(p)
     p.set_defaults(func=scan)
 
     p = commands.add_parser("import", help="import another scanner's report directly into the database")
     kinds = p.add_subparsers(dest="kind", required=True)
     for kind, description, formats in [
-        ("secrets", "a gitleaks JSON or SARIF 2.1.0 report of secrets", ["gitleaks", "sarif"]),
+        (
+            "secrets",
+            "a report of secrets: gitleaks or betterleaks JSON, SARIF 2.1.0, trufflehog JSON lines, "
+            "kingfisher JSON, or a detect-secrets baseline",
+            list(SECRET_FORMATS),
+        ),
         (
             "vulnerabilities",
             "an OSV-Scanner JSON report, or a CycloneDX JSON SBOM to match",
@@ -330,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         k.add_argument("--repo-id", required=True, type=int, help="the repository the report is about")
         k.add_argument("file", help="the report, or - for standard input")
         data_dir_option(k)
+        quiet_option(k)
         k.set_defaults(func=import_report)
 
     p = commands.add_parser("rotate-key", help="reseal stored connection tokens and webhook secrets with a new key")
@@ -351,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     k = actions.add_parser("import", help="import OSV records: a JSON record or array, a directory, or an OSV zip")
     k.add_argument("path")
     data_dir_option(k)
+    quiet_option(k)
     k.set_defaults(func=import_advisories)
     return parser
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Literal
 
@@ -131,13 +131,19 @@ def store(tx: Transaction, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
 IMPORT_BATCH = 1_000  # records per transaction: the writer is free between batches for everyone else
 
 
-def import_records(db: Database, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
+def import_records(
+    db: Database, records: Sequence[osv.OsvRecord], on_progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
     """Stores validated records in batches, each its own transaction. Upserts are idempotent, so an import cut
-    short leaves whole batches stored and the same import run again completes it."""
+    short leaves whole batches stored and the same import run again completes it. `on_progress(stored, total)`
+    follows each batch."""
     totals = {"created": 0, "updated": 0, "unchanged": 0}
-    for batch in chunks(list(_latest(records).values()), IMPORT_BATCH):
+    latest = list(_latest(records).values())
+    for done, batch in enumerate(chunks(latest, IMPORT_BATCH), start=1):
         for key, value in db.transaction(partial(store, records=batch)).items():
             totals[key] += value
+        if on_progress is not None:
+            on_progress(min(done * IMPORT_BATCH, len(latest)), len(latest))
     return totals
 
 
