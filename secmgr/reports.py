@@ -286,7 +286,7 @@ def _trufflehog_finding(result: _TruffleHogResult, loc: list[str | int]) -> Secr
         raise invalid([*loc, "DetectorName"], "Field required", "missing")
     secret = result.Raw or result.RawV2
     if not secret:
-        raise invalid([*loc, "Raw"], "A result needs the secret in Raw or RawV2 (scan without --redact)", "missing")
+        raise invalid([*loc, "Raw"], "A result needs the secret in Raw or RawV2", "missing")
     place = next(iter(result.SourceMetadata.Data.values()), _TruffleHogPlace())
     author, email = "", place.email
     named = NAME_AND_EMAIL.match(place.email)
