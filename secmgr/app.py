@@ -31,6 +31,7 @@ from . import (
     jobs,
     live_commits,
     login,
+    notifications,
     openapi,
     pages,
     pr_scans,
@@ -104,6 +105,7 @@ def all_endpoints() -> list[Endpoint]:
         *allowlists.routes,
         *incidents.routes,
         *job_routes.routes,
+        *notifications.routes,
     ]
 
 

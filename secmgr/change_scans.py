@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import ingest
-from .db import Database, Row
+from .db import Database, Db, Row
 from .errors import JobError
 from .findings import VulnerabilityFinding
 from .ingest import Origin
@@ -82,7 +82,7 @@ def abandon_scans(table: str) -> Callable[[Database, dict[str, Any], str], None]
     return abandon
 
 
-def finish(db: Database, table: str, scan_id: int, outcome: Outcome, extra: str = "", params: tuple = ()) -> None:
+def finish(db: Db, table: str, scan_id: int, outcome: Outcome, extra: str = "", params: tuple = ()) -> None:
     """A completed scan's counts; `extra` sets more columns of its table in the same statement."""
     table = _scan_table(table)
     db.execute(

@@ -96,7 +96,7 @@ def set_results(db: Database, job_id: int, counts: dict[str, int], failures: lis
     )
 
 
-def finish(db: Database, job_id: int, status: str, error: str | None) -> None:
+def finish(db: Db, job_id: int, status: str, error: str | None) -> None:
     now = now_iso()
     db.execute(
         "UPDATE jobs SET status = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?",

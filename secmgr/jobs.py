@@ -12,9 +12,11 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
-from .db import Database, Row
+from . import notify_send
+from .db import Database, Row, Transaction
 from .errors import JobError, PartialFailure
 from .job_queue import INTERRUPTED, claim, finish, recover, set_progress, set_results
 
@@ -23,6 +25,7 @@ T = TypeVar("T")
 log = logging.getLogger("secmgr.jobs")
 INTERNAL_ERROR = "Internal error; see the server log"
 CONCURRENT_ITEMS = 4
+SEND_POLL = 1.0  # seconds between the sender's looks for due notification deliveries, when nothing wakes it
 
 
 @dataclass
@@ -78,23 +81,30 @@ class Workers:
         self.count = count
         self.abandon = abandon or {}
         self._wake = threading.Event()
+        self._send_wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
         for job in recover(self.db):
             self._abandon(job, INTERRUPTED)
-        for n in range(self.count):
-            thread = threading.Thread(target=self._loop, name=f"secmgr-job-{n}", daemon=True)
+            self.db.transaction(partial(notify_send.job_failed, job=job, reason=INTERRUPTED))
+        loops = [(self._loop, f"secmgr-job-{n}") for n in range(self.count)]
+        if self.count:
+            loops.append((self._send_loop, "secmgr-notify"))
+        for loop, name in loops:
+            thread = threading.Thread(target=loop, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
     def wake(self) -> None:
         self._wake.set()
+        self._send_wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._wake.set()
+        self._send_wake.set()
         for thread in self._threads:
             thread.join(timeout)
 
@@ -107,6 +117,17 @@ class Workers:
                 continue
             self.run(job)
 
+    def _send_loop(self) -> None:
+        """Sends the notification deliveries that are due, off the request path (`notify_send`)."""
+        sender = notify_send.Sender(self.db, self.settings)
+        while not self._stop.is_set():
+            try:
+                sender.send_due(self._stop)
+            except Exception:  # the database was busy or closing: the next look tries again
+                log.exception("sending notifications failed")
+            self._send_wake.wait(SEND_POLL)
+            self._send_wake.clear()
+
     def run(self, job: Row) -> None:
         run = self.kinds.get(job["kind"])
         try:
@@ -114,14 +135,22 @@ class Workers:
                 raise JobError(f"Unknown job kind {job['kind']!r}")
             run(JobContext(self.db, job, self.settings))
         except JobError as exc:
-            finish(self.db, job["id"], "failed", str(exc))
-            self._abandon(job, str(exc))
+            self._fail(job, str(exc))
         except Exception:
             log.exception("job %s failed", job["id"])
-            finish(self.db, job["id"], "failed", INTERNAL_ERROR)
-            self._abandon(job, INTERNAL_ERROR)
+            self._fail(job, INTERNAL_ERROR)
         else:
             finish(self.db, job["id"], "completed", None)
+
+    def _fail(self, job: Row, reason: str) -> None:
+        """The job ends failed with its job.failed event in one transaction, then what it left unfinished ends."""
+
+        def write(tx: Transaction) -> None:
+            finish(tx, job["id"], "failed", reason)
+            notify_send.job_failed(tx, job, reason)
+
+        self.db.transaction(write)
+        self._abandon(job, reason)
 
     def _abandon(self, job: Row, reason: str) -> None:
         abandon = self.abandon.get(job["kind"])

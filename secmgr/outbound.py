@@ -62,7 +62,12 @@ def refused(url: str) -> str | None:
     where = origin(url)
     if where is None:
         return "must be an http(s) URL"
-    if any(address in network for address in _addresses(where[1]) for network in REFUSED_NETWORKS):
+    return refused_host(where[1])
+
+
+def refused_host(host: str) -> str | None:
+    """Why nothing may be sent to `host`, or None when it may."""
+    if any(address in network for address in _addresses(host) for network in REFUSED_NETWORKS):
         return "points at a link-local or cloud metadata address"
     return None
 
@@ -115,3 +120,34 @@ def get_json(url: str, headers: dict[str, str]) -> tuple[Any, str]:
         raise JobError(f"The API answered {exc.code} for {url.split('?')[0]}") from None
     except (urllib.error.URLError, TimeoutError, ValueError, OSError) as exc:
         raise JobError(f"The API could not be read: {type(exc).__name__}") from None
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is the answer: a POST carrying a signed event is not sent on anywhere else."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_POST_OPENER = urllib.request.build_opener(_NoRedirects)
+POST_TIMEOUT = 10
+MAX_ANSWER = 64 * 1024  # what is read of an answer to a POST: only its status counts
+
+
+def post(url: str, body: bytes, headers: dict[str, str]) -> int:
+    """The status code the answer to a POST of `body` to `url` has, checked first as `get_json` does. A JobError
+    says why there was no answer, without the URL (a chat webhook's URL is its credential)."""
+    reason = refused(url)
+    if reason:
+        raise JobError(f"The URL {reason}")
+    request = urllib.request.Request(url, data=body, method="POST", headers={"User-Agent": "secmgr", **headers})
+    try:
+        with _POST_OPENER.open(request, timeout=POST_TIMEOUT) as response:  # noqa: S310 - checked above
+            response.read(MAX_ANSWER)
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return int(exc.code)
+    except (urllib.error.URLError, TimeoutError, ValueError, OSError) as exc:
+        cause = exc.reason if isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, Exception) else exc
+        raise JobError(f"No answer: {type(cause).__name__}") from None

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from . import change_scans, mirrors, vcs
+from . import change_scans, mirrors, notify_send, vcs
 from .db import Database, Db, Row, Transaction
 from .errors import JobError, found
 from .ids import Ids
@@ -168,13 +168,20 @@ def run(ctx: JobContext) -> None:
         else:
             outcome = change_scans.scan_vulnerabilities(ctx, scan["repo_id"], mirror, head, base, origin)
         outcome = replace(outcome, details={**(outcome.details or {}), "head": head, "base": base, "fetch_refs": refs})
-        change_scans.finish(ctx.db, "pr_scans", scan["id"], outcome, ", block_status = ?, head_sha = ?, base_sha = ?",
-                            (int(outcome.blocking), head, base))  # fmt: skip
+        ctx.db.transaction(lambda tx: _finish(tx, scan["id"], outcome, head, base))
 
     failed = change_scans.run_each_scan(ctx.db, "pr_scans", scans, work)
     _refresh_pull_request(ctx.db, int(first["pr_id"]))
     if failed:
         raise JobError(f"{failed} of {len(scans)} scans failed")
+
+
+def _finish(tx: Transaction, scan_id: int, outcome: change_scans.Outcome, head: str, base: str) -> None:
+    """A completed scan, and when it blocks, its pr_scan.blocked event in the same transaction."""
+    change_scans.finish(tx, "pr_scans", scan_id, outcome, ", block_status = ?, head_sha = ?, base_sha = ?",
+                        (int(outcome.blocking), head, base))  # fmt: skip
+    if outcome.blocking:
+        notify_send.emit(tx, "pr_scan.blocked", {"pr_scan": public(found(get_row(tx, scan_id, None), "Scan"))})
 
 
 def _refresh_pull_request(db: Database, pr_id: int) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from . import ingest, outbound
+from . import ingest, notify_send, outbound
 from .crypto import Sealer
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
@@ -134,6 +134,7 @@ def seal_stored(db: Database, settings: Settings, opened_by: Sealer | None = Non
             if values != [row["token"], row["webhook_secret"]]:
                 tx.execute("UPDATE vcs SET token = ?, webhook_secret = ? WHERE id = ?", (*values, row["id"]))
                 changed += 1
+        notify_send.reseal(tx, sealer, opened_by)  # notification targets' URLs and secrets, in the same transaction
         return changed
 
     return db.transaction(work)
