@@ -9,10 +9,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .findings import SecretFinding
+    from .progress import Progress
+    from .scanner.engine import Detector
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -195,7 +201,7 @@ def worker(args: argparse.Namespace) -> int:
 
 def scan(args: argparse.Namespace) -> int:
     from .progress import Progress
-    from .scanner import history, modes
+    from .scanner import modes
     from .scanner.engine import Detector
     from .scanner.report import render, scan_directory
     from .scanner.rules import load
@@ -211,15 +217,8 @@ def scan(args: argparse.Namespace) -> int:
         elif args.staged:
             findings = modes.scan_staged(root, detector)
         else:
-            revisions, exclude = (["HEAD"], [modes.resolve_commit(root, args.since)]) if args.since else (["--all"], [])
             with Progress("scan", unit="commits", quiet=args.quiet) as progress:
-                if progress.enabled:
-                    shas = modes.commits(root, revisions, exclude)
-                    progress.update(0, len(shas))
-                    findings = modes.scan_in_steps(root, detector, shas, progress.update)
-                else:
-                    ignored = history.ignored_fingerprints(root)
-                    findings = list(history.scan_log(root, detector, ignored, revisions, exclude))
+                findings = _scan_history(root, detector, args.since, progress)
     except (OSError, ValueError) as exc:
         print(f"secmgr: {exc}", file=sys.stderr)
         return 2
@@ -233,6 +232,21 @@ def scan(args: argparse.Namespace) -> int:
         baseline_note = f" ({len(findings) - len(reported)} in the baseline left out)" if args.baseline else ""
         print(f"secmgr: {len(reported)} finding(s){baseline_note}", file=sys.stderr)
     return 1 if reported else 0
+
+
+def _scan_history(root: Path, detector: Detector, since: str | None, progress: Progress) -> list[SecretFinding]:
+    """Every commit, or those after `since`; in steps a progress line can follow when it is shown."""
+    from .scanner import history, modes
+    from .scanner.report import scan_history
+
+    if not since and not progress.enabled:
+        return scan_history(root, detector)
+    revisions, exclude = (["HEAD"], [modes.resolve_commit(root, since)]) if since else (["--all"], [])
+    if not progress.enabled:
+        return list(history.scan_log(root, detector, history.ignored_fingerprints(root), revisions, exclude))
+    shas = modes.commits(root, revisions, exclude)
+    progress.update(0, len(shas))
+    return modes.scan_in_steps(root, detector, shas, progress.update)
 
 
 def _baseline(path: Path) -> frozenset[str]:
