@@ -105,9 +105,9 @@ def incident_activity(tx: Transaction, entries: Iterable[Sequence[Any]]) -> int:
             continue
         incidents = incident_data(tx, [int(change[0]) for change in changes])
         items = [
-            {"incident": incidents[int(incident_id)], "change": {"action": action, "from_status": was,
-             "to_status": now, "user_id": user_id, "comment": comment}}
-            for incident_id, action, was, now, user_id, comment, *_ in changes
+            {"incident": incidents[int(incident_id)], "change": {"action": action, "from_status": before,
+             "to_status": after, "user_id": user_id, "comment": comment}}
+            for incident_id, action, before, after, user_id, comment, *_ in changes
             if int(incident_id) in incidents
         ]  # fmt: skip
         made += _insert(tx, targets, event, items)

@@ -145,12 +145,11 @@ def deliveries(api: Api, admin: str, target_id: int, query: str = "") -> dict[st
 
 def tried(api: Api, admin: str, target_id: int, attempts: int) -> dict[str, Any]:
     """The target's first delivery, once it has been tried `attempts` times."""
-    return dict(
-        eventually(
-            lambda: next((d for d in deliveries(api, admin, target_id)["items"] if d["attempt_count"] >= attempts), None),
-            f"attempt {attempts}",
-        )
-    )
+
+    def done() -> dict[str, Any] | None:
+        return next((d for d in deliveries(api, admin, target_id)["items"] if d["attempt_count"] >= attempts), None)
+
+    return dict(eventually(done, f"attempt {attempts}"))
 
 
 def advance(api: Api, clock: Clock, seconds: float) -> None:
@@ -240,7 +239,7 @@ def test_a_delivery_that_never_succeeds_ends_failed_after_the_last_attempt(
     assert deliveries(api, admin, target["id"], "&status=pending")["total"] == 0
 
 
-def test_no_answer_is_an_attempt_with_its_error(api: Api, admin: str, receiver: Receiver) -> None:
+def test_no_answer_is_an_attempt_with_its_error(api: Api, admin: str) -> None:
     closed = Receiver()
     closed.close()  # nothing listens on its port any more
     target = create(api, admin, url=f"{closed.url}/hook")
@@ -411,7 +410,8 @@ def test_an_inactive_target_gets_nothing(api: Api, admin: str, receiver: Receive
                                                                                      "app.py", 3)])  # fmt: skip
     assert deliveries(api, admin, target["id"])["total"] == 0
     response = api.post(f"/notifications/{target['id']}/test", admin)
-    assert response.status_code == 409 and response.json() == {"detail": "The target is inactive: nothing is sent to it"}
+    assert response.status_code == 409
+    assert response.json() == {"detail": "The target is inactive: nothing is sent to it"}
     assert api.put(f"/notifications/{target['id']}", admin, json={"active": True}).json()["active"] is True
     assert api.post(f"/notifications/{target['id']}/test", admin).status_code == 202
     receiver.wait(1)
