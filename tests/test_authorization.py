@@ -52,6 +52,14 @@ def _throwaway_vc(w: World) -> tuple[str, Any]:
     return f"/vc/{w.api.post('/vc/', w.admin, json=_new_vc(w)[1]).json()['id']}", None
 
 
+def _new_target(w: World) -> tuple[str, Any]:
+    return "/notifications/", {"name": f"target{_unique()}", "kind": "webhook", "url": "http://127.0.0.1:9/hook"}
+
+
+def _throwaway_target(w: World) -> tuple[str, Any]:
+    return f"/notifications/{w.api.post('/notifications/', w.admin, json=_new_target(w)[1]).json()['id']}", None
+
+
 def _new_repo(w: World) -> tuple[str, Any]:
     name = f"r{_unique()}"
     return "/repo/", {"name": name, "repoUrl": f"{w.vc['url']}/{name}", "vc_id": w.vc["id"]}
@@ -174,6 +182,15 @@ MATRIX: dict[tuple[str, str], tuple[Request, dict[str, int]]] = {
     ("GET", "/jobs/"): (lambda w: ("/jobs/", None), signed_in()),
     # A group-bound user sees only the jobs it started: the fixture's job is an admin's.
     ("GET", "/jobs/{job_id}"): (lambda w: (f"/jobs/{w.job['job_id']}", None), signed_in(scoped=404)),
+    ("GET", "/notifications/"): (lambda w: ("/notifications/", None), admin_only()),
+    ("POST", "/notifications/"): (_new_target, admin_only(201)),
+    ("GET", "/notifications/{target_id}"): (_throwaway_target, admin_only()),
+    ("PUT", "/notifications/{target_id}"): (lambda w: (_throwaway_target(w)[0], {"active": False}), admin_only()),
+    ("DELETE", "/notifications/{target_id}"): (_throwaway_target, admin_only()),
+    ("POST", "/notifications/{target_id}/test"): (lambda w: (_throwaway_target(w)[0] + "/test", None),
+                                                  admin_only(202)),
+    ("GET", "/notifications/{target_id}/deliveries"): (lambda w: (_throwaway_target(w)[0] + "/deliveries", None),
+                                                       admin_only()),
 }  # fmt: skip
 
 
