@@ -65,6 +65,7 @@ class Receiver:
         self.requests: list[Received] = []
         self.statuses: list[int] = []
         self.get_status = 503
+        self.location = ""  # sent with every answer when set: a redirect
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,6 +78,8 @@ class Receiver:
                 receiver.requests.append(Received(self.command, self.path, dict(self.headers.items()), body))
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if receiver.location:
+                    self.send_header("Location", receiver.location)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"{}")
@@ -248,6 +251,31 @@ def test_no_answer_is_an_attempt_with_its_error(api: Api, admin: str) -> None:
     assert delivery["status"] == "pending"
     assert delivery["attempts"][0]["status_code"] is None
     assert delivery["attempts"][0]["error"] == "No answer: ConnectionRefusedError"
+
+
+def test_redirects_are_not_followed_and_metadata_addresses_are_refused_before_each_request(
+    api: Api, admin: str, receiver: Receiver, settings: Settings
+) -> None:
+    elsewhere = Receiver()
+    try:
+        target = create(api, admin, url=f"{receiver.url}/hook", secret=HOOK_SECRET)
+        receiver.statuses, receiver.location = [307], f"{elsewhere.url}/steal"
+        api.post(f"/notifications/{target['id']}/test", admin)
+        attempt = tried(api, admin, target["id"], 1)["attempts"][0]
+        assert (attempt["status_code"], attempt["error"]) == (307, "The target answered 307")
+        assert elsewhere.requests == [] and len(receiver.posts) == 1
+    finally:
+        elsewhere.close()
+    # A URL that leads to a metadata address by the time it is sent to (as a name can come to resolve there):
+    # the request is refused before it is made.
+    other = create(api, admin, name="later", url=f"{receiver.url}/later")
+    sealed = settings.sealer.seal("http://169.254.169.254/latest/meta-data")
+    state = api.client.app.state.secmgr  # type: ignore[attr-defined]
+    state.db.execute("UPDATE notification_targets SET url = ? WHERE id = ?", (sealed, other["id"]))
+    api.post(f"/notifications/{other['id']}/test", admin)
+    attempt = tried(api, admin, other["id"], 1)["attempts"][0]
+    assert attempt == {"attempted_at": moment(START), "status_code": None,
+                       "error": "The URL points at a link-local or cloud metadata address"}  # fmt: skip
 
 
 def test_deliveries_are_kept_across_a_restart(settings: Settings, receiver: Receiver, clock: Clock) -> None:
