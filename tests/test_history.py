@@ -144,3 +144,23 @@ def test_hyperscan_and_pure_python_paths_agree(tmp_path: Path) -> None:
     in_history = findings_of(own, fast)
     assert len(in_history) > 100
     assert in_history == findings_of(own, pure)
+
+
+def test_one_detector_scans_histories_side_by_side(tmp_path: Path) -> None:
+    """A job scans several repositories at once with one Detector: each thread's scans are its own (Hyperscan's
+    working memory is per thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .test_reliability import history as fast_history
+
+    repos = [tmp_path / name for name in ("one", "two", "three", "four")]
+    planted = [fast_history(repo, 1000, 25) for repo in repos]
+    detector = Detector(default_rules())
+
+    def identities(repo: Path) -> list[str]:
+        return sorted(f.identity() for f in scan_log(repo, detector))
+
+    alone = [identities(repo) for repo in repos]
+    assert [len(found) for found in alone] == planted
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(identities, repos * 3)) == alone * 3

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -184,6 +185,20 @@ def _compilable(expressions: dict[int, bytes], flags: int) -> dict[int, bytes]:
     return {**_compilable(dict(items[:half]), flags), **_compilable(dict(items[half:]), flags)}
 
 
+class _ScratchPerThread(threading.local):
+    """Hyperscan's working memory for one database: a scan may not share it with a scan running at the same time,
+    and one Detector serves the repositories a job scans side by side, so each thread gets its own."""
+
+    def __init__(self, database: Any) -> None:
+        self.database = database
+        self.scratch: Any = None
+
+    def get(self) -> Any:
+        if self.scratch is None and self.database is not None:
+            self.scratch = hyperscan.Scratch(self.database)
+        return self.scratch
+
+
 class RuleFilter:
     """Which of a list of expressions can match somewhere in a text's ASCII lines; those it could not compile are
     always possible."""
@@ -213,12 +228,12 @@ class RuleFilter:
                 pass
         self.always = frozenset(i for i in range(len(patterns)) if i not in usable)
         self._database = _compile(list(usable.values()), list(usable), flags) if usable else None
-        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
+        self._scratch = _ScratchPerThread(self._database)
 
     def possible(self, data: bytes) -> set[int]:
         found = set(self.always)
         if self._database is not None and data:
-            self._database.scan(data, match_event_handler=_collect_id, context=found, scratch=self._scratch)
+            self._database.scan(data, match_event_handler=_collect_id, context=found, scratch=self._scratch.get())
         return found
 
 
@@ -233,13 +248,13 @@ class Literals:
         self.words = list(words)
         flags = hyperscan.HS_FLAG_CASELESS
         self._database = _compile(self.words, range(len(self.words)), flags, literal=True) if self.words else None
-        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
+        self._scratch = _ScratchPerThread(self._database)
 
     def ends(self, data: bytes) -> list[tuple[int, int]]:
         """(word index, end offset) of every occurrence."""
         found: list[tuple[int, int]] = []
         if self._database is not None and data:
-            self._database.scan(data, match_event_handler=_collect_end, context=found, scratch=self._scratch)
+            self._database.scan(data, match_event_handler=_collect_end, context=found, scratch=self._scratch.get())
         return found
 
 
