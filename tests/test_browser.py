@@ -1,9 +1,11 @@
 """A real browser on a real server: headless Chromium (Debian's `chromium` and `chromium-driver`) driven by selenium
 signs in through the form, walks every page, changes incidents' status, and fails on any console error (a script
-error, a resource the CSP refused, a missing file). It saves the README's screenshots into docs/screenshots/."""
+error, a resource the CSP refused, a missing file). It saves its screenshots in the test's directory, or with
+SECMGR_SCREENSHOTS=docs/screenshots into the README's."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,6 @@ from secmgr.settings import Settings
 from .conftest import ADMIN_PASSWORD
 from .server import Server
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 
@@ -59,6 +60,16 @@ def _no_console_errors(driver: Any, where: str) -> None:
     assert severe == [], (where, severe)
 
 
+def _submit(driver: Any, selector: str) -> None:
+    """Clicks a form's button and waits until the page it posts to has replaced this one."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element("css selector", "html")
+    driver.find_element("css selector", selector).click()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+
+
 def _visit(driver: Any, url: str) -> None:
     driver.get(url)
     title = driver.find_element("css selector", "h1").text
@@ -66,20 +77,21 @@ def _visit(driver: Any, url: str) -> None:
     _no_console_errors(driver, url)
 
 
-def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser: Any) -> None:
+def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.support.ui import Select
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots = Path(os.environ["SECMGR_SCREENSHOTS"]) if os.environ.get("SECMGR_SCREENSHOTS") else tmp_path / "shots"
+    shots.mkdir(parents=True, exist_ok=True)
     browser.get(server.url + "/")
     assert "/ui/login" in browser.current_url
     browser.find_element("name", "username").send_keys("admin")
     browser.find_element("name", "password").send_keys(ADMIN_PASSWORD)
-    browser.find_element("css selector", "form button[type=submit]").click()
+    _submit(browser, "form button[type=submit]")
     assert browser.current_url == server.url + "/ui/"
     assert browser.find_element("css selector", "h1").text == "Overview"
     assert browser.find_elements("css selector", "svg rect.bar-secrets")
     _no_console_errors(browser, "overview")
-    browser.save_screenshot(str(SCREENSHOTS / "overview.png"))
+    browser.save_screenshot(str(shots / "overview.png"))
 
     links = [a.get_attribute("href") for a in browser.find_elements("css selector", "header nav a")]
     assert len(links) >= 14
@@ -93,18 +105,18 @@ def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser:
 
     _visit(browser, server.url + "/ui/secrets?sort_by=severity&order_by=desc")
     assert "in all" in browser.find_element("css selector", ".count").text
-    browser.save_screenshot(str(SCREENSHOTS / "secrets.png"))
+    browser.save_screenshot(str(shots / "secrets.png"))
 
     # One incident's status, through its form.
     _visit(browser, server.url + "/ui/incidents?type=secret")
     browser.find_element("css selector", "tbody td a").click()
     Select(browser.find_element("name", "status")).select_by_visible_text("in-progress")
     browser.find_element("name", "comment").send_keys("Rotating the key with the payments team")
-    browser.find_element("css selector", "form.stack button[type=submit]").click()
+    _submit(browser, "form.stack button[type=submit]")
     assert browser.find_element("css selector", "h1 + p .badge").text == "in-progress"
     assert "Rotating the key" in browser.find_element("css selector", "ol.timeline").text
     _no_console_errors(browser, "incident")
-    browser.save_screenshot(str(SCREENSHOTS / "incident.png"))
+    browser.save_screenshot(str(shots / "incident.png"))
 
     # The bulk change: select all with our script, preview, then apply.
     _visit(browser, server.url + "/ui/incidents?type=vulnerability")
@@ -113,13 +125,13 @@ def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser:
     assert boxes and all(box.is_selected() for box in boxes)
     Select(browser.find_element("css selector", "form.bulk select[name=status]")).select_by_visible_text("closed")
     Select(browser.find_element("css selector", "form.bulk select[name=resolution]")).select_by_visible_text("wont_fix")
-    browser.find_element("css selector", "form.bulk button[type=submit]").click()
+    _submit(browser, "form.bulk button[type=submit]")
     assert "Nothing has changed yet" in browser.find_element("css selector", "main").text
-    browser.find_element("css selector", "main form button[type=submit]").click()
+    _submit(browser, "main form button[type=submit]")
     assert f"Changed {len(boxes)} incident(s)" in browser.find_element("css selector", "main").text
     _no_console_errors(browser, "bulk change")
 
-    browser.find_element("css selector", "form.signout button").click()
+    _submit(browser, "form.signout button")
     assert "/ui/login" in browser.current_url
     browser.get(server.url + "/ui/secrets")
     assert "/ui/login" in browser.current_url
