@@ -33,7 +33,10 @@ def get_row(db: Db, job_id: int) -> Row | None:
 
 
 def claim(db: Database) -> Row | None:
-    """Takes the oldest queued job and marks it running."""
+    """Takes the oldest queued job and marks it running; looked for first with a read, so idle workers never take
+    the writer."""
+    if db.scalar("SELECT 1 FROM jobs WHERE status = 'queued' LIMIT 1") is None:
+        return None
     now = now_iso()
     return db.transaction(
         lambda tx: tx.query_one(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,14 +14,21 @@ from secmgr.ingest import ingest_vulnerabilities, record_vulnerability_scan
 from .conftest import World, leak
 
 READS = ("SELECT", "WITH")
+BACKGROUND = ("secmgr-job-", "secmgr-notify")
 FILES = ("app.py", "ci.yml", "deploy.sh")
 
 
 @contextmanager
 def statements(db: Database) -> Iterator[list[str]]:
-    """The statements every connection of `db` runs inside the block (the real sqlite3 trace, no mock)."""
+    """The statements `db` runs inside the block (the real sqlite3 trace, no mock), on any thread but the
+    background ones (job workers and the notification sender look for work on their own schedule)."""
     seen: list[str] = []
-    db.trace(seen.append)
+
+    def record(statement: str) -> None:
+        if not threading.current_thread().name.startswith(BACKGROUND):
+            seen.append(statement)
+
+    db.trace(record)
     try:
         yield seen
     finally:
