@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 
 from secmgr.pages.render import mask
 
+from . import webhook_payloads as hooks
 from .conftest import ADMIN_PASSWORD, World
 
 PASSWORD = "password-123"
@@ -62,6 +63,10 @@ ROLES = ["readonly", "user", "scoped", "admin"]
 ADMIN_PAGES = ["/ui/connections", "/ui/users"]
 
 
+def _admin_pages(world: World) -> list[str]:
+    return [*ADMIN_PAGES, f"/ui/connections/{world.vc['id']}"]
+
+
 def _pages(world: World) -> list[str]:
     secret, incident = world.secrets[0]["id"], world.incidents[0]["id"]
     return [
@@ -75,15 +80,20 @@ def _pages(world: World) -> list[str]:
         "/ui/allowlists",
         f"/ui/allowlists/{world.allowlist['id']}",
         "/ui/repos",
+        "/ui/repos?sort_by=secret_count&order_by=desc",
+        f"/ui/repos/{world.repos[0]['id']}",
         "/ui/jobs",
         "/ui/pr-scans",
+        "/ui/pr-scans?order_by=desc",
         "/ui/live-commits",
         "/ui/vulnerabilities",
         f"/ui/vulnerabilities/{world.vulnerabilities[0]['id']}",
         "/ui/advisories",
         "/ui/api",
         "/ui/groups",
-        *ADMIN_PAGES,
+        f"/ui/groups/{world.group_b['id']}",
+        "/ui/account",
+        *_admin_pages(world),
     ]
 
 
@@ -107,10 +117,10 @@ def test_every_page_for_every_role(world: World, role: str) -> None:
     for path in _pages(world):
         response = browser.get(path)
         expected = 200
-        if path in ADMIN_PAGES and role != "admin":
+        if path in _admin_pages(world) and role != "admin":
             expected = 403
         # The scoped user's group holds beta only; the first secret, incident and vulnerability are alpha's.
-        if role == "scoped" and re.search(r"/(secrets|incidents|vulnerabilities)/\d", path):
+        if role == "scoped" and re.search(r"/(secrets|incidents|vulnerabilities|repos)/\d", path):
             expected = 404
         if role == "scoped" and path.startswith("/ui/allowlists/"):
             expected = 404  # the allowlist touches alpha only
@@ -435,3 +445,134 @@ def test_demo_command_serves_a_populated_dashboard(tmp_path: Any) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_admin_forms_edit_and_delete_groups_connections_and_users(world: World, tmp_path: Any) -> None:
+    browser = signed_in(world, "admin")
+    api, group = world.api, world.group_a["id"]
+    beta, gamma = world.repos[1]["id"], world.repos[2]["id"]
+    edited = browser.post(
+        f"/ui/groups/{group}", {"name": "team-a2", "description": "renamed", "repos": f"{beta} {gamma}"}
+    )
+    assert edited.status_code == 303 and edited.headers["location"] == f"/ui/groups/{group}"
+    assert api.get(f"/groups/{group}", world.admin).json()["repos"] == [beta, gamma]
+    assert "team-a2" in browser.get(f"/ui/groups/{group}").text
+    bad = browser.post(f"/ui/groups/{group}", {"name": "", "repos": "x"})
+    assert bad.status_code == 422 and "repos" in bad.text
+    assert browser.post(f"/ui/groups/{group}/delete").status_code == 303
+    assert api.get(f"/groups/{group}", world.admin).status_code == 404
+
+    directory = tmp_path / "other"
+    directory.mkdir()
+    vc = world.vc["id"]
+    changed = browser.post(f"/ui/connections/{vc}", {"name": "renamed", "type": "local", "url": str(directory),
+                                                     "token": "tok-123456"})  # fmt: skip
+    assert changed.status_code == 303
+    stored = api.get(f"/vc/{vc}", world.admin).json()
+    assert stored["name"] == "renamed" and stored["has_token"] is True
+    page = browser.get(f"/ui/connections/{vc}").text
+    assert "renamed" in page and "tok-123456" not in page
+    browser.post(f"/ui/connections/{vc}", {"name": "renamed", "type": "local", "url": str(directory),
+                                           "remove_token": "true"})  # fmt: skip
+    assert api.get(f"/vc/{vc}", world.admin).json()["has_token"] is False
+    bad = browser.post(f"/ui/connections/{vc}", {"name": "renamed", "type": "svn", "url": str(directory)})
+    assert bad.status_code == 422 and "type" in bad.text
+    spare = api.post("/vc/", world.admin, json={"name": "spare", "type": "local", "url": str(directory)}).json()
+    assert browser.post(f"/ui/connections/{spare['id']}/delete").status_code == 303
+    assert api.get(f"/vc/{spare['id']}", world.admin).status_code == 404
+
+    uid = world.readonly["id"]
+    changed = browser.post(f"/ui/users/{uid}", {"role": "user", "active": "true", "group_id": str(world.group_b["id"]),
+                                                "password": "reset-by-admin-1"})  # fmt: skip
+    assert changed.status_code == 303
+    user = api.get(f"/users/{uid}", world.admin).json()
+    assert user["role"] == "user" and user["group_id"] == world.group_b["id"]
+    assert signed_in_as(world, world.readonly["username"], "reset-by-admin-1").status_code == 303
+    bad = browser.post(f"/ui/users/{uid}", {"role": "owner"})
+    assert bad.status_code == 422 and "role" in bad.text
+
+
+def signed_in_as(world: World, username: str, password: str) -> Any:
+    return Browser(world).sign_in(username, password)
+
+
+def test_people_change_their_own_password_and_sign_in_again(world: World) -> None:
+    browser = signed_in(world, "user")
+    assert "Change your password" in browser.get("/ui/account").text
+    wrong = browser.post("/ui/account/password", {"current_password": "not-it-at-all", "password": "brand-new-pass-1"})
+    assert wrong.status_code == 422 and "current_password" in wrong.text
+    short = browser.post("/ui/account/password", {"current_password": PASSWORD, "password": "x"})
+    assert short.status_code == 422 and "password" in short.text
+    changed = browser.post("/ui/account/password", {"current_password": PASSWORD, "password": "brand-new-pass-1"})
+    assert changed.status_code == 303 and changed.headers["location"] == "/ui/login"
+    assert browser.get("/ui/secrets").headers["location"].startswith("/ui/login")  # the session ended
+    assert signed_in_as(world, world.user["username"], PASSWORD).status_code != 303
+    assert signed_in_as(world, world.user["username"], "brand-new-pass-1").status_code == 303
+
+
+def test_new_forms_need_csrf_and_the_admin_role(world: World) -> None:
+    group, vc, uid = world.group_a["id"], world.vc["id"], world.readonly["id"]
+    forms = [
+        (f"/ui/groups/{group}", {"name": "hijacked"}),
+        (f"/ui/groups/{group}/delete", {}),
+        (f"/ui/connections/{vc}", {"name": "hijacked", "type": "local", "url": "/tmp"}),
+        (f"/ui/connections/{vc}/delete", {}),
+        (f"/ui/users/{uid}", {"role": "admin"}),
+        ("/ui/account/password", {"current_password": PASSWORD, "password": "brand-new-pass-1"}),
+    ]
+    admin, user = signed_in(world, "admin"), signed_in(world, "user")
+    for path, data in forms:
+        assert admin.post(path, data, csrf=False).status_code == 403, path
+        if "account" not in path:
+            assert user.post(path, data).status_code == 403, path
+    api = world.api
+    assert api.get(f"/groups/{group}", world.admin).json()["name"] == "team-a"
+    assert api.get(f"/vc/{vc}", world.admin).json()["name"] == "local"
+    assert api.get(f"/users/{uid}", world.admin).json()["role"] == "readonly"
+    assert user.get("/ui/account").status_code == 200  # the user's password is unchanged: still signed in
+
+
+def test_repository_detail_counts_links_and_scope(world: World) -> None:
+    alpha, beta = world.repos[0]["id"], world.repos[1]["id"]
+    page = signed_in(world, "readonly").get(f"/ui/repos/{alpha}").text
+    assert "2 secrets" in page
+    for link in (f"/ui/secrets?repo_ids={alpha}", f"/ui/vulnerabilities?repo_ids={alpha}",
+                 f"/ui/incidents?repo_ids={alpha}"):  # fmt: skip
+        assert f'href="{link}' in page
+    assert "Recent pull request scans" in page and "Recent live commit scans" in page
+    scoped = signed_in(world, "scoped")
+    assert scoped.get(f"/ui/repos/{beta}").status_code == 200
+    assert scoped.get(f"/ui/repos/{alpha}").status_code == 404
+    assert signed_in(world, "readonly").get("/ui/repos/abc").status_code == 422
+
+
+def _pull_request_scans(world: World, numbers: list[int]) -> list[int]:
+    """Pull request scans of repository alpha, recorded by signed webhooks."""
+    world.api.put(f"/vc/{world.vc['id']}", world.admin, json={"webhook_secret": "pages-secret-123"})
+    made = []
+    for number in numbers:
+        payload = hooks.github_pull_request(hooks.github_repository("alpha"), number, ("topic", "a" * 40),
+                                            ("main", "b" * 40))  # fmt: skip
+        content = hooks.encode(payload)
+        signed = hooks.github_headers("pull_request", content, "pages-secret-123")
+        response = world.api.client.post(f"/webhooks/github?vc_id={world.vc['id']}", content=content, headers=signed)
+        assert response.status_code == 202, response.text
+        made += response.json()["pr_scan_ids"]
+    return made
+
+
+def test_every_sortable_column_header_sorts_and_pr_scans_flip_the_id_order(world: World) -> None:
+    scans = _pull_request_scans(world, [11, 12])
+    browser = signed_in(world, "readonly")
+    repos = browser.get("/ui/repos").text
+    assert 'href="?sort_by=secret_count&amp;order_by=asc"' in repos
+    assert 'href="?sort_by=name&amp;order_by=asc"' in repos
+    ascending = browser.get("/ui/pr-scans").text
+    assert 'href="?order_by=desc"' in ascending
+    descending = browser.get("/ui/pr-scans?order_by=desc").text
+    assert 'href="?order_by=asc"' in descending
+    first, last = (f'href="/ui/secrets?pr_scan_id={i}"' for i in (min(scans), max(scans)))
+    assert ascending.index(first) < ascending.index(last)
+    assert descending.index(last) < descending.index(first)
+    repo = browser.get(f"/ui/repos/{world.repos[0]['id']}").text
+    assert f'href="/ui/secrets?pr_scan_id={max(scans)}"' in repo

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from .core import Page
 
 PAGING = {"page", "limit", "order_by", "sort_by"}
+ORDER_ONLY = "order_by"  # a column's `sort` where the API offers only id order: the header flips `order_by`
 
 
 @dataclass(frozen=True)

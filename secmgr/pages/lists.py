@@ -10,11 +10,11 @@ from ..pr_scans import PrScanQuery
 from ..repos import RepoQuery
 from ..sca.advisories import AdvisoryQuery
 from .core import Page
-from .listing import Column, show
+from .listing import ORDER_ONLY, Column, pick, show
 
 REPO_COLUMNS = [
-    Column("Id", "id", "id"),
-    Column("Name", "name", "name", "/ui/secrets?repo_ids={id}"),
+    Column("Id", "id", "id", "/ui/repos/{id}"),
+    Column("Name", "name", "name", "/ui/repos/{id}"),
     Column("URL", "repoUrl"),
     Column("Default branch", "default_branch"),
     Column("Secrets", "secret_count", "secret_count", "/ui/secrets?repo_ids={id}"),
@@ -33,7 +33,7 @@ JOB_COLUMNS = [
     Column("Finished", "finished_at", kind="when"),
 ]
 PR_SCAN_COLUMNS = [
-    Column("Id", "id", link="/ui/secrets?pr_scan_id={id}"),
+    Column("Id", "id", ORDER_ONLY, "/ui/secrets?pr_scan_id={id}"),
     Column("Pull request", "pr.pr_name"),
     Column("Number", "pr.pr_id"),
     Column("Repository", "repo_name"),
@@ -71,6 +71,22 @@ ADVISORY_COLUMNS = [
 
 def repo_list(page: Page) -> Response:
     return show(page, title="Repositories", method_path=("GET", "/repo/"), model=RepoQuery, columns=REPO_COLUMNS)
+
+
+def repo_detail(page: Page) -> Response:
+    """One repository: its findings counts, its incidents by status, its recent scans, links to its lists."""
+    repo = page.api("GET", "/repo/{repo_id}", path_params=page.request.path_params)
+    mine = {"repo_ids": str(repo["id"])}
+    incidents = {
+        status: page.api("GET", "/incident/", query={**mine, "status": status, "limit": "1"})["total"]
+        for status in ("open", "in-progress", "closed")
+    }
+    recent = {**mine, "order_by": "desc", "limit": "10"}
+    pr_scans = page.api("GET", "/pr/scans/status/", query=recent)
+    live_commits = page.api("GET", "/live_commits/scan/", query=recent)
+    return page.render("repo.html", title=f"Repository {repo['name']}", repo=repo, incidents=incidents,
+                       pr_scans=pr_scans, live_commits=live_commits, pr_columns=PR_SCAN_COLUMNS,
+                       live_columns=LIVE_COMMIT_COLUMNS, pick=pick)  # fmt: skip
 
 
 def job_list(page: Page) -> Response:
