@@ -8,7 +8,16 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from secmgr.allowlists import AllowlistQuery
+from secmgr.groups import GroupQuery
+from secmgr.incidents import IncidentQuery
 from secmgr.pages.render import mask
+from secmgr.repos import RepoQuery
+from secmgr.sca.advisories import AdvisoryQuery
+from secmgr.secrets import SecretQuery
+from secmgr.users import UserQuery
+from secmgr.vcs import VcQuery
+from secmgr.vulnerabilities import VulnerabilityQuery
 
 from . import webhook_payloads as hooks
 from .conftest import ADMIN_PASSWORD, World
@@ -559,6 +568,32 @@ def _pull_request_scans(world: World, numbers: list[int]) -> list[int]:
         assert response.status_code == 202, response.text
         made += response.json()["pr_scan_ids"]
     return made
+
+
+SORTED_PAGES = {
+    "/ui/secrets": SecretQuery,
+    "/ui/vulnerabilities": VulnerabilityQuery,
+    "/ui/incidents": IncidentQuery,
+    "/ui/allowlists": AllowlistQuery,
+    "/ui/repos": RepoQuery,
+    "/ui/advisories": AdvisoryQuery,
+    "/ui/users": UserQuery,
+    "/ui/groups": GroupQuery,
+    "/ui/connections": VcQuery,
+}
+
+
+@pytest.mark.parametrize("path", list(SORTED_PAGES))
+def test_every_sort_the_api_offers_is_a_column_header(world: World, path: str) -> None:
+    advisory = {"id": "OSV-PAGES-1", "modified": "2026-01-01T00:00:00Z", "summary": "a sorted advisory"}
+    assert world.api.post("/advisories/import", world.admin, json=advisory).status_code == 200
+    browser = signed_in(world, "admin")
+    page = browser.get(path).text
+    choices = SORTED_PAGES[path].model_fields["sort_by"].annotation.__args__  # type: ignore[union-attr]
+    for choice in choices:
+        assert f'href="?sort_by={choice}&amp;order_by=asc"' in page, choice
+    chosen = browser.get(f"{path}?sort_by={choices[-1]}&order_by=asc").text
+    assert f'href="?sort_by={choices[-1]}&amp;order_by=desc"' in chosen and 'aria-sort="ascending"' in chosen
 
 
 def test_every_sortable_column_header_sorts_and_pr_scans_flip_the_id_order(world: World) -> None:

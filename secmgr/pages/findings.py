@@ -21,9 +21,12 @@ SECRET_COLUMNS = [
     Column("Repository", "repository.name"),
     Column("File", "file", "file"),
     Column("Author", "author"),
+    Column("Committed", "date", "date", kind="when"),
+    Column("Entropy", "entropy", "entropy", kind="decimal"),
     Column("Repos", "repo_count", "repo_count"),
     Column("Allowlisted", "whitelisted", kind="bool"),
     Column("Found", "created_at", "created_at", kind="when"),
+    Column("Updated", "updated_at", "updated_at", kind="when"),
 ]
 VULNERABILITY_COLUMNS = [
     Column("Id", "id", "id", "/ui/vulnerabilities/{id}"),
@@ -37,6 +40,7 @@ VULNERABILITY_COLUMNS = [
     Column("File", "file"),
     Column("Allowlisted", "whitelisted", kind="bool"),
     Column("Found", "created_at", "created_at", kind="when"),
+    Column("Updated", "updated_at", "updated_at", kind="when"),
 ]
 
 

@@ -20,6 +20,7 @@ REPO_COLUMNS = [
     Column("Secrets", "secret_count", "secret_count", "/ui/secrets?repo_ids={id}"),
     Column("Vulnerabilities", "vulnerability_count", "vulnerability_count", "/ui/vulnerabilities?repo_ids={id}"),
     Column("Last scan", "lastScanDate", "lastScanDate", kind="when"),
+    Column("Registered", "created_at", "created_at", kind="when"),
 ]
 JOB_COLUMNS = [
     Column("Id", "id", "id", "/ui/jobs/{id}"),
