@@ -77,6 +77,35 @@ def _visit(driver: Any, url: str) -> None:
     _no_console_errors(driver, url)
 
 
+def _keyboard_reaches_every_control(driver: Any, url: str) -> None:
+    """Tab alone walks every link, button and field of the page in order, each with a visible focus outline; no
+    element takes a positive tabindex."""
+    from selenium.webdriver.common.keys import Keys
+
+    _visit(driver, url)
+    assert driver.execute_script("return [...document.querySelectorAll('[tabindex]')].filter(e => e.tabIndex > 0)"
+                                 ".length") == 0  # fmt: skip
+    wanted = driver.execute_script(
+        "return [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary')]"
+        ".filter(e => !e.disabled && e.getClientRects().length).length"
+    )
+    reached = set()
+    body = driver.find_element("css selector", "body")
+    body.send_keys(Keys.TAB)
+    for _ in range(wanted + 5):
+        focused = driver.switch_to.active_element
+        key = driver.execute_script(
+            "const e = document.activeElement; const style = getComputedStyle(e);"
+            " return [e.outerHTML.slice(0, 200), style.outlineStyle, style.outlineWidth]",
+        )
+        if key[0].startswith("<body"):
+            break
+        assert key[1] != "none" and key[2] != "0px", (url, key)
+        reached.add(key[0])
+        focused.send_keys(Keys.TAB)
+    assert len(reached) >= wanted, (url, len(reached), wanted)
+
+
 def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.support.ui import Select
 
@@ -103,6 +132,8 @@ def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser:
         if details:
             _visit(browser, details[0])
 
+    _visit(browser, browser.find_element("css selector", "header a.who").get_attribute("href"))
+    assert browser.find_element("name", "current_password")
     _visit(browser, server.url + "/ui/secrets?sort_by=severity&order_by=desc")
     assert "in all" in browser.find_element("css selector", ".count").text
     browser.save_screenshot(str(shots / "secrets.png"))
@@ -117,6 +148,7 @@ def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser:
     assert "Rotating the key" in browser.find_element("css selector", "ol.timeline").text
     _no_console_errors(browser, "incident")
     browser.save_screenshot(str(shots / "incident.png"))
+    incident_pages = [browser.current_url]
 
     # The bulk change: select all with our script, preview, then apply.
     _visit(browser, server.url + "/ui/incidents?type=vulnerability")
@@ -130,6 +162,22 @@ def test_a_person_signs_in_walks_every_page_and_triages(server: Server, browser:
     _submit(browser, "main form button[type=submit]")
     assert f"Changed {len(boxes)} incident(s)" in browser.find_element("css selector", "main").text
     _no_console_errors(browser, "bulk change")
+
+    # At phone width nothing scrolls sideways: the overview, the secrets list and the incident changed above.
+    browser.set_window_size(390, 844)
+    assert browser.execute_script("return window.innerWidth") <= 420
+    for url in (server.url + "/ui/", server.url + "/ui/secrets", *(incident_pages or [])):
+        _visit(browser, url)
+        overflow = browser.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth,"
+            " [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth"
+            " && !e.closest('.scroll')).slice(0, 5).map(e => e.tagName + '.' + e.className)]"
+        )
+        assert overflow[0] <= overflow[1], (url, overflow)
+    browser.set_window_size(1280, 1000)
+
+    _keyboard_reaches_every_control(browser, server.url + "/ui/incidents?type=secret")
+    _keyboard_reaches_every_control(browser, server.url + "/ui/")
 
     _submit(browser, "form.signout button")
     assert "/ui/login" in browser.current_url
