@@ -62,12 +62,20 @@ def _no_console_errors(driver: Any, where: str) -> None:
 
 def _submit(driver: Any, selector: str) -> None:
     """Clicks a form's button and waits until the page it posts to has replaced this one."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = driver.find_element("css selector", "html")
     driver.find_element("css selector", selector).click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
+
+    def replaced(driver: Any) -> bool:
+        try:
+            return bool(expected_conditions.staleness_of(page)(driver))
+        except WebDriverException as exc:  # Chromium's way of saying so while it swaps the document
+            return "does not belong to the document" in str(exc)
+
+    WebDriverWait(driver, 30).until(replaced)
 
 
 def _visit(driver: Any, url: str) -> None:
