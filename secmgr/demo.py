@@ -44,14 +44,14 @@ def _fake_credentials() -> dict[str, str]:
 def _histories(fake: dict[str, str]) -> dict[str, list[tuple[int, str, dict[str, str | None]]]]:
     return {
         "payments-api": [
-            (21, "Start the payments service", {"app.py": "import os\n\nKEY = os.environ['STRIPE_KEY']\n",
+            (29, "Start the payments service", {"app.py": "import os\n\nKEY = os.environ['STRIPE_KEY']\n",
                                                 "requirements.txt": "requests==2.19.0\njinja2==2.10\n"}),
             (14, "Try the live key locally", {"settings.py": f'STRIPE_KEY = "{fake["stripe"]}"\n'}),
             (9, "Move the key to the environment", {"settings.py": None}),
             (3, "Pin PyYAML", {"requirements.txt": "requests==2.19.0\njinja2==2.10\nPyYAML==5.3\n"}),
         ],
         "deploy-scripts": [
-            (18, "Deployment script", {"deploy.sh": f'#!/bin/sh\nexport AWS_SECRET_ACCESS_KEY="{fake["aws"]}"\n'
+            (25, "Deployment script", {"deploy.sh": f'#!/bin/sh\nexport AWS_SECRET_ACCESS_KEY="{fake["aws"]}"\n'
                                                     "aws s3 sync build/ s3://releases/\n"}),
             (6, "Notify the team", {"notify.py": f'SLACK_BOT_TOKEN = "{fake["slack"]}"\n'}),
         ],

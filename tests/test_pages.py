@@ -611,3 +611,17 @@ def test_every_sortable_column_header_sorts_and_pr_scans_flip_the_id_order(world
     assert descending.index(last) < descending.index(first)
     repo = browser.get(f"/ui/repos/{world.repos[0]['id']}").text
     assert f'href="/ui/secrets?pr_scan_id={max(scans)}"' in repo
+
+
+def test_an_unexpected_error_is_a_500_page_with_the_request_id(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    import secmgr.incidents
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug with a secret AKIAALPHA0000000000A in its message")
+
+    monkeypatch.setattr(secmgr.incidents, "incident_of", broken)
+    response = signed_in(world, "readonly").get(f"/ui/secrets/{world.secrets[0]['id']}")
+    assert response.status_code == 500 and response.headers["content-type"].startswith("text/html")
+    request_id = response.headers["x-request-id"]
+    assert f"<code>{request_id}</code>" in response.text
+    assert "Traceback" not in response.text and "AKIAALPHA" not in response.text and "RuntimeError" not in response.text
