@@ -82,6 +82,11 @@ def _visit(driver: Any, url: str) -> None:
     driver.get(url)
     title = driver.find_element("css selector", "h1").text
     assert "error" not in title.lower() and "not found" not in title.lower(), (url, title)
+    unlabelled = driver.execute_script(
+        "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]"
+        ".filter(e => !e.labels.length && !e.getAttribute('aria-label')).map(e => e.outerHTML.slice(0, 120))"
+    )
+    assert unlabelled == [], (url, unlabelled)
     _no_console_errors(driver, url)
 
 
