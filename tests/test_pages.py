@@ -611,6 +611,7 @@ def test_every_sortable_column_header_sorts_and_pr_scans_flip_the_id_order(world
     assert descending.index(last) < descending.index(first)
     repo = browser.get(f"/ui/repos/{world.repos[0]['id']}").text
     assert f'href="/ui/secrets?pr_scan_id={max(scans)}"' in repo
+    assert 'href="?order_by=' not in repo  # its short lists link to their own pages for sorting
 
 
 def test_an_unexpected_error_is_a_500_page_with_the_request_id(world: World, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from starlette.responses import Response
 
 from ..job_routes import JobQuery
@@ -85,9 +87,11 @@ def repo_detail(page: Page) -> Response:
     recent = {**mine, "order_by": "desc", "limit": "10"}
     pr_scans = page.api("GET", "/pr/scans/status/", query=recent)
     live_commits = page.api("GET", "/live_commits/scan/", query=recent)
+    pr_columns = [replace(c, sort=None) for c in PR_SCAN_COLUMNS]  # the lists' own pages sort them
+    live_columns = [replace(c, sort=None) for c in LIVE_COMMIT_COLUMNS]
     return page.render("repo.html", title=f"Repository {repo['name']}", repo=repo, incidents=incidents,
-                       pr_scans=pr_scans, live_commits=live_commits, pr_columns=PR_SCAN_COLUMNS,
-                       live_columns=LIVE_COMMIT_COLUMNS, pick=pick)  # fmt: skip
+                       pr_scans=pr_scans, live_commits=live_commits, pick=pick, pr_columns=pr_columns,
+                       live_columns=live_columns)  # fmt: skip
 
 
 def job_list(page: Page) -> Response:
