@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, invalid
 from .ids import IdList
-from .sql import Where, missing_ids, order_by, paged, placeholders
+from .sql import Where, missing_ids, name_taken, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, READONLY, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -110,7 +110,7 @@ def list_groups(db: Database, q: GroupQuery, scope: int | None) -> tuple[list[di
 
 
 def _check_name(tx: Db, name: str, exclude: int = 0) -> None:
-    if tx.scalar("SELECT 1 FROM groups WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
+    if name_taken(tx, "groups", name, exclude):
         raise Conflict("A group with this name already exists")
 
 

@@ -16,7 +16,7 @@ from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .notify_send import APPRISE_MISSING, EVENTS, Event
 from .settings import Settings
-from .sql import Where, order_by, paged, placeholders
+from .sql import Where, name_taken, order_by, paged, placeholders
 from .timeutil import now_iso
 from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -157,7 +157,7 @@ def list_targets(db: Database, q: TargetQuery) -> tuple[list[Row], int]:
 
 
 def _check_name(tx: Db, name: str, exclude: int = 0) -> None:
-    if tx.scalar("SELECT 1 FROM notification_targets WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
+    if name_taken(tx, "notification_targets", name, exclude):
         raise Conflict("A notification target with this name already exists")
 
 

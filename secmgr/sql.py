@@ -126,3 +126,8 @@ def missing_ids(db: Any, table: str, ids: Sequence[int]) -> list[int]:
     unique = sorted(set(ids))
     found = {row["id"] for row in db.query(f"SELECT id FROM {table} WHERE id IN ({placeholders(unique)})", unique)}
     return [i for i in unique if i not in found]
+
+
+def name_taken(db: Db, table: str, name: str, exclude: int = 0) -> bool:
+    """Whether another row of `table` (a name from code, never from input) has this name, ignoring case."""
+    return db.scalar(f"SELECT 1 FROM {table} WHERE lower(name) = lower(?) AND id != ?", (name, exclude)) is not None

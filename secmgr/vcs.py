@@ -12,7 +12,7 @@ from .crypto import Sealer
 from .db import Database, Db, Row, Transaction
 from .errors import Conflict, NotFound, found, invalid
 from .settings import Settings
-from .sql import Where, order_by, paged
+from .sql import Where, name_taken, order_by, paged
 from .timeutil import now_iso
 from .web import ADMIN, Context, Endpoint, PageQuery, Partial, Strict, envelope
 
@@ -158,7 +158,7 @@ def list_vcs(db: Database, q: VcQuery) -> tuple[list[Row], int]:
 
 
 def _check_name(tx: Db, name: str, exclude: int = 0) -> None:
-    if tx.scalar("SELECT 1 FROM vcs WHERE lower(name) = lower(?) AND id != ?", (name, exclude)):
+    if name_taken(tx, "vcs", name, exclude):
         raise Conflict("A connection with this name already exists")
 
 
