@@ -1,1 +1,1 @@
-secmgr/schema.sql
+secmgr/db/schema.sql

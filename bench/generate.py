@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from secmgr import ingest, severity
 from secmgr.app import create_app
-from secmgr.db import Database
+from secmgr.db import SqliteDatabase
 from secmgr.findings import SecretFinding
 from secmgr.ingest import Origin
 from secmgr.settings import Settings
@@ -64,7 +64,7 @@ def raw_insert(path: Path, batches: list, vc_id: int, repo_ids: list[int], now: 
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("PRAGMA journal_mode=WAL")
     raw.execute("PRAGMA synchronous=FULL")
-    raw.executescript(Path("secmgr/schema.sql").read_text())
+    raw.executescript(Path("secmgr/db/schema.sql").read_text())
     if plain:
         for row in raw.execute(
             "SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger')"
@@ -152,7 +152,7 @@ def main() -> None:
             f"raw executemany into same schema (indexes, FTS triggers): {total / seconds:,.0f} rows/s ({seconds:.0f}s)"
         )
         return
-    db = Database(data / "secmgr.db").open()
+    db = SqliteDatabase(data / "secmgr.db").open()
     now = now_iso()
     vc = db.transaction(lambda tx: tx.query_one(
         "INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('bench', 'local', ?, ?, ?) RETURNING id",

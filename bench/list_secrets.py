@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from secmgr.db import Database
+from secmgr.db import SqliteDatabase
 from secmgr.secrets import SecretQuery, get_row, list_secrets
 
 PASSWORD = "bench-password-1"
@@ -79,7 +79,7 @@ def main() -> None:
         wait("http://127.0.0.1:8932/page")
         bare_client = httpx.Client(base_url="http://127.0.0.1:8932")
         bare_p50, bare_p99 = percentiles(timed(lambda: bare_client.get("/page"), args.runs))
-        db = Database(Path(args.data_dir) / "secmgr.db", time_limit_ms=60_000)
+        db = SqliteDatabase(Path(args.data_dir) / "secmgr.db", time_limit_ms=60_000)
         print(f"bare endpoint, same-sized page ({page_file.stat().st_size} bytes): p50 {bare_p50:.1f} ms,"
               f" p99 {bare_p99:.1f} ms")  # fmt: skip
         print("| query | total | HTTP p50 ms | HTTP p99 ms | SQL alone p50 ms | bare + SQL ms | ratio |")

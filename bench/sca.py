@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from secmgr import ingest
-from secmgr.db import Database
+from secmgr.db import SqliteDatabase
 from secmgr.sca import advisories, osv, versions
 from secmgr.sca.lockfiles import parse_file
 from secmgr.sca.matching import match
@@ -87,7 +87,7 @@ def main() -> None:
     rng = random.Random(7)
     names = args.advisories // 2  # about two advisories per package that has any
     with tempfile.TemporaryDirectory() as tmp:
-        db = Database(Path(tmp) / "bench.db").open()
+        db = SqliteDatabase(Path(tmp) / "bench.db").open()
         records = osv.parse_records(json.dumps([advisory(rng, n, names) for n in range(args.advisories)]).encode())
         started = time.perf_counter()
         advisories.import_records(db, records)

@@ -43,7 +43,7 @@ from . import (
     webhooks,
 )
 from .auth import LoginLimiter, TokenService, current_user, load_or_create_key
-from .db import Database
+from .db import Database, database_for
 from .errors import AppError
 from .passwords import PasswordHasher
 from .sca import advisories
@@ -207,7 +207,7 @@ def create_app(settings: Settings, *, reraise_server_errors: bool = False) -> St
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        db = Database(settings.database_path, time_limit_ms=settings.query_time_limit_ms).open()
+        db = database_for(settings).open()
         passwords = PasswordHasher()
         tokens = TokenService(load_or_create_key(settings), settings.token_ttl, settings.clock)
         bootstrap_admin(db, settings, passwords)

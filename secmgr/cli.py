@@ -25,6 +25,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     try:
         return Settings.from_env(
             data_dir=getattr(args, "data_dir", None),
+            database_url=getattr(args, "database_url", None),
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),
         )
@@ -73,7 +74,7 @@ def _exit_cleanly(signum: int, frame: object) -> None:
 
 def create_user(args: argparse.Namespace) -> int:
     from . import users
-    from .db import Database
+    from .db import database_for
     from .errors import AppError
     from .passwords import PasswordHasher
 
@@ -89,7 +90,7 @@ def create_user(args: argparse.Namespace) -> int:
         for error in exc.errors(include_input=False):
             print(f"secmgr: {'.'.join(map(str, error['loc']))}: {error['msg']}", file=sys.stderr)
         return 2
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     try:
         password_hash = PasswordHasher().hash(body.password)
         row = db.transaction(
@@ -109,7 +110,7 @@ def create_user(args: argparse.Namespace) -> int:
 def import_report(args: argparse.Namespace) -> int:
     import json
 
-    from .db import Database
+    from .db import database_for
     from .errors import AppError
     from .imports import import_secrets, import_vulnerabilities
     from .progress import Progress
@@ -120,7 +121,7 @@ def import_report(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"secmgr: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 1
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     try:
         with Progress("import", unit="findings", quiet=args.quiet) as progress:
             follow = progress.update if progress.enabled else None
@@ -150,7 +151,7 @@ def _report_error(exc: Exception) -> int:
 def import_advisories(args: argparse.Namespace) -> int:
     import json
 
-    from .db import Database
+    from .db import database_for
     from .errors import AppError
     from .progress import Progress
     from .sca import advisories, osv
@@ -163,7 +164,7 @@ def import_advisories(args: argparse.Namespace) -> int:
         return 1
     except AppError as exc:
         return _report_error(exc)
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     try:
         with Progress("advisories", len(records), unit="records", quiet=args.quiet) as progress:
             counts = advisories.import_records(db, records, progress.update if progress.enabled else None)
@@ -180,12 +181,12 @@ def worker(args: argparse.Namespace) -> int:
 
     from . import vcs
     from .app import JOB_ABANDON, JOB_KINDS
-    from .db import Database
+    from .db import database_for
     from .jobs import Workers
 
     settings = _settings(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     vcs.seal_stored(db, settings)
     workers = Workers(db, settings, JOB_KINDS, count=max(1, settings.job_workers), abandon=JOB_ABANDON)
     stop = threading.Event()
@@ -271,11 +272,11 @@ def rotate_key(args: argparse.Namespace) -> int:
     any point leaves a key that opens everything. With SECMGR_ENCRYPTION_KEY: the new key comes from
     SECMGR_NEW_ENCRYPTION_KEY, and the operator sets it as SECMGR_ENCRYPTION_KEY afterwards."""
     from . import crypto, vcs
-    from .db import Database
+    from .db import database_for
     from .files import private_file
 
     settings = _settings(args)
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     try:
         old = settings.sealer
         if settings.encryption_key:
@@ -302,9 +303,13 @@ def rotate_key(args: argparse.Namespace) -> int:
 def backup_command(args: argparse.Namespace) -> int:
     import json
 
-    from .backup import BackupError, backup, restore
+    from .db.backup import BackupError, backup, restore
 
     settings = _settings(args)
+    if settings.database_url:
+        print(f"secmgr: {args.command} copies a SQLite database; on PostgreSQL use pg_dump and pg_restore"
+              " (README: Backups)", file=sys.stderr)  # fmt: skip
+        return 2
     try:
         if args.command == "backup":
             result = backup(settings.database_path, Path(args.path))
@@ -327,6 +332,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--data-dir",
             help="directory for the database, key and mirrors (env SECMGR_DATA_DIR; default ./secmgr-data)",
+        )
+        p.add_argument(
+            "--database-url",
+            help="postgresql://user:password@host/db to keep the data in PostgreSQL instead of SQLite in the data"
+            " directory (env SECMGR_DATABASE_URL; needs the postgres extra)",
         )
 
     def quiet_option(p: argparse.ArgumentParser) -> None:

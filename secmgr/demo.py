@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import users, vcs
 from .app import JOB_ABANDON, JOB_KINDS, bootstrap_admin
-from .db import Database
+from .db import Database, database_for
 from .job_queue import enqueue, get_row
 from .jobs import Workers
 from .passwords import PasswordHasher
@@ -105,7 +105,7 @@ def prepare(settings: Settings) -> None:
     """Fills a data directory that holds no database yet; prints what it did."""
     repositories = settings.data_dir.resolve().parent / f"{settings.data_dir.resolve().name}-sample-repos"
     make_repositories(repositories)
-    db = Database(settings.database_path, time_limit_ms=settings.query_time_limit_ms).open()
+    db = database_for(settings).open()
     try:
         bootstrap_admin(db, settings, PasswordHasher())
         admin = users.find_by_username(db, "admin")

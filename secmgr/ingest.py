@@ -138,7 +138,7 @@ def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
         counts = tx.query(  # only the values some of whose rows hold another count
             "SELECT secret_hash, n FROM (SELECT secret_hash, count(DISTINCT repository_id) AS n,"
             " min(repo_count) AS low, max(repo_count) AS high FROM secrets"
-            f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash) WHERE low != n OR high != n",
+            f" WHERE secret_hash IN ({placeholders(chunk)}) GROUP BY secret_hash) AS c WHERE low != n OR high != n",
             list(chunk),
         )
         tx.executemany(

@@ -1,16 +1,18 @@
 """The job queue: rows in `jobs`, queued, claimed, finished, and recovered after a crash.
 
-On start-up, jobs left `running` by a crash go back to `queued` (or `failed` after three attempts), so none is
-lost and none stays running forever.
+A claimed job records the process running it (`worker`) and that process's last heartbeat. Jobs whose process is
+gone go back to `queued` (or `failed` after three attempts), so none is lost and none stays running forever; with
+several processes on one PostgreSQL database, a job is claimed by exactly one of them (`FOR UPDATE SKIP LOCKED`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from .db import Database, Db, Row, Transaction
-from .sql import Where, order_by, paged
+from .sql import Where, chunks, order_by, paged, placeholders
 from .timeutil import now_iso
 
 MAX_ATTEMPTS = 3
@@ -32,36 +34,57 @@ def get_row(db: Db, job_id: int) -> Row | None:
     return db.query_one("SELECT * FROM jobs WHERE id = ?", (job_id,))
 
 
-def claim(db: Database) -> Row | None:
-    """Takes the oldest queued job and marks it running; looked for first with a read, so idle workers never take
-    the writer."""
+def claim(db: Database, worker: str, at: float) -> Row | None:
+    """Takes the oldest queued job no other process is taking and marks it running by `worker`; looked for first
+    with a read, so idle workers never take the writer."""
     if db.scalar("SELECT 1 FROM jobs WHERE status = 'queued' LIMIT 1") is None:
         return None
     now = now_iso()
     return db.transaction(
         lambda tx: tx.query_one(
-            "UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?"
-            " WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1) RETURNING *",
-            (now, now),
-        )
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?, worker = ?,"
+            " heartbeat_at = ? WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY id LIMIT 1"
+            " FOR UPDATE SKIP LOCKED) RETURNING *",
+            (now, now, worker, at),
+        ),
+        exclusive=False,
+    )
+
+
+def heartbeat(db: Database, worker: str, at: float) -> int:
+    """`worker` still runs its jobs: their heartbeat moves to `at`."""
+    return db.transaction(
+        lambda tx: tx.execute(
+            "UPDATE jobs SET heartbeat_at = ? WHERE status = 'running' AND worker = ?", (at, worker)
+        ),
+        exclusive=False,
     )
 
 
 INTERRUPTED = "Interrupted too many times"
 
 
-def recover(db: Database) -> list[Row]:
-    """Jobs a crash left running: back to the queue, or failed once they have been tried enough (returned, so
-    what they left unfinished can be ended too)."""
+def recover(db: Database, gone: Callable[[Row], bool]) -> list[Row]:
+    """Running jobs whose process is `gone`: back to the queue, or failed once they have been tried enough
+    (returned, so what they left unfinished can be ended too)."""
     now = now_iso()
 
     def write(tx: Transaction) -> list[Row]:
-        failed = tx.query(
-            "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?"
-            " WHERE status = 'running' AND attempts >= ? RETURNING *",
-            (INTERRUPTED, now, now, MAX_ATTEMPTS),
-        )
-        tx.execute("UPDATE jobs SET status = 'queued', updated_at = ? WHERE status = 'running'", (now,))
+        running = tx.query("SELECT id, worker, heartbeat_at, attempts FROM jobs WHERE status = 'running'")
+        orphans = [row for row in running if gone(row)]
+        failed: list[Row] = []
+        for batch in chunks([row["id"] for row in orphans if row["attempts"] >= MAX_ATTEMPTS]):
+            failed += tx.query(
+                "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, worker = NULL"
+                f" WHERE status = 'running' AND id IN ({placeholders(batch)}) RETURNING *",
+                (INTERRUPTED, now, now, *batch),
+            )
+        for batch in chunks([row["id"] for row in orphans if row["attempts"] < MAX_ATTEMPTS]):
+            tx.execute(
+                "UPDATE jobs SET status = 'queued', updated_at = ?, worker = NULL"
+                f" WHERE status = 'running' AND id IN ({placeholders(batch)})",
+                (now, *batch),
+            )
         return failed
 
     return db.transaction(write)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import secrets
+import socket
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -18,7 +21,7 @@ from typing import Any, TypeVar
 from . import notify_send
 from .db import Database, Row, Transaction
 from .errors import JobError, PartialFailure
-from .job_queue import INTERRUPTED, claim, finish, recover, set_progress, set_results
+from .job_queue import INTERRUPTED, claim, finish, heartbeat, recover, set_progress, set_results
 
 T = TypeVar("T")
 
@@ -60,6 +63,35 @@ class JobContext:
         set_results(self.db, self.job["id"], counts, failures)
 
 
+HEARTBEAT_SECONDS = 10
+LEASE_SECONDS = 60
+"""A running job whose process has not beaten for this long is taken back (the process is on another machine)."""
+HOST = socket.gethostname()
+_live: set[str] = set()  # the worker ids of this process's running Workers
+
+
+def _pid_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
+
+
+def gone(job: Row, now: float) -> bool:
+    """Whether the process that claimed this running job is gone: on this machine, whether it still runs (at once,
+    after a crash and restart); elsewhere, whether its heartbeat is older than LEASE_SECONDS."""
+    host, _, rest = (job["worker"] or "").partition(":")
+    pid, _, _ = rest.partition(":")
+    if not pid.isdigit():
+        return True
+    if host == HOST:
+        return job["worker"] not in _live if int(pid) == os.getpid() else not _pid_runs(int(pid))
+    return job["heartbeat_at"] is None or job["heartbeat_at"] < now - LEASE_SECONDS
+
+
 Abandon = Callable[[Database, dict[str, Any], str], None]
 """What a job kind does when one of its jobs ends failed: it ends what the job left unfinished (its scans)."""
 
@@ -84,14 +116,14 @@ class Workers:
         self._send_wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.worker = f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
 
     def start(self) -> None:
-        for job in recover(self.db):
-            self._abandon(job, INTERRUPTED)
-            self.db.transaction(partial(notify_send.job_failed, job=job, reason=INTERRUPTED))
+        _live.add(self.worker)
+        self._recover()
         loops = [(self._loop, f"secmgr-job-{n}") for n in range(self.count)]
         if self.count:
-            loops.append((self._send_loop, "secmgr-notify"))
+            loops += [(self._send_loop, "secmgr-notify"), (self._heartbeat_loop, "secmgr-job-heartbeat")]
         for loop, name in loops:
             thread = threading.Thread(target=loop, name=name, daemon=True)
             thread.start()
@@ -107,10 +139,27 @@ class Workers:
         self._send_wake.set()
         for thread in self._threads:
             thread.join(timeout)
+        _live.discard(self.worker)
+
+    def _recover(self) -> None:
+        """Jobs whose process is gone go back to the queue, or end failed with what they left unfinished."""
+        for job in recover(self.db, partial(gone, now=self.settings.clock())):
+            self._abandon(job, INTERRUPTED)
+            self.db.transaction(partial(notify_send.job_failed, job=job, reason=INTERRUPTED))
+
+    def _heartbeat_loop(self) -> None:
+        """Says every HEARTBEAT_SECONDS that this process still runs its jobs, and takes back the jobs of processes
+        that stopped saying so (another server or worker that died)."""
+        while not self._stop.wait(HEARTBEAT_SECONDS):
+            try:
+                heartbeat(self.db, self.worker, self.settings.clock())
+                self._recover()
+            except Exception:  # the database was busy or closing: the next beat tries again
+                log.exception("job heartbeat failed")
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            job = claim(self.db)
+            job = claim(self.db, self.worker, self.settings.clock())
             if job is None:
                 self._wake.wait(1.0)
                 self._wake.clear()

@@ -283,10 +283,11 @@ class Sender:
         return self.db.transaction(
             lambda tx: tx.query_one(
                 "UPDATE notification_deliveries SET next_attempt_at = ?"
-                f" WHERE id = (SELECT id FROM notification_deliveries {DUE} ORDER BY next_attempt_at, id LIMIT 1)"
-                " RETURNING *",
+                f" WHERE id = (SELECT id FROM notification_deliveries {DUE} ORDER BY next_attempt_at, id LIMIT 1"
+                " FOR UPDATE SKIP LOCKED) RETURNING *",
                 (now + CLAIM_SECONDS, now),
-            )
+            ),
+            exclusive=False,
         )
 
     def _attempt(self, delivery: Row) -> None:

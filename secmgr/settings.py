@@ -26,6 +26,7 @@ MIN_KEY_BYTES = 32  # RFC 7518 §3.2: an HS256 key at least as long as the hash
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = Path("secmgr-data")
+    database_url: str | None = field(default=None, repr=False)  # SECMGR_DATABASE_URL: PostgreSQL instead of SQLite
     host: str = "127.0.0.1"
     port: int = 8000
     admin_password: str | None = None
@@ -57,6 +58,8 @@ class Settings:
             raise ValueError(
                 "SECMGR_ARCHIVE_MEMBER_MB, SECMGR_ARCHIVE_TOTAL_MB and SECMGR_ARCHIVE_MEMBERS must be positive"
             )
+        if self.database_url is not None and not self.database_url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("SECMGR_DATABASE_URL must be a postgresql:// URL")
         if self.token_ttl <= 0:
             raise ValueError("SECMGR_TOKEN_TTL must be positive")
         if self.block_severity not in BLOCKING_SEVERITIES:
@@ -85,6 +88,8 @@ class Settings:
         values: dict[str, Any] = {}
         if env.get("SECMGR_DATA_DIR"):
             values["data_dir"] = Path(env["SECMGR_DATA_DIR"])
+        if env.get("SECMGR_DATABASE_URL"):
+            values["database_url"] = env["SECMGR_DATABASE_URL"]
         if env.get("SECMGR_ADMIN_PASSWORD"):
             values["admin_password"] = env["SECMGR_ADMIN_PASSWORD"]
         if env.get("SECMGR_SECRET_KEY"):

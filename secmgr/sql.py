@@ -31,10 +31,8 @@ class Where:
         return self
 
     def substring(self, column: str, text: str | None) -> Where:
-        """Case-insensitive substring match."""
-        if text:
-            self.add(f"instr(lower({column}), lower(?)) > 0", text)
-        return self
+        """Case-insensitive substring match (a LIKE, which PostgreSQL's trigram indexes serve)."""
+        return self.text_in_any([column], text)
 
     def contains(self, index: str, row_column: str, columns: Sequence[str], text: str | None) -> Where:
         """Case-insensitive substring match of `text` in any of `columns`, narrowed by a trigram index."""
@@ -48,7 +46,9 @@ class Where:
     def text_in_any(self, columns: Iterable[str], text: str | None) -> Where:
         if text:
             cols = list(columns)
-            self.add("(" + " OR ".join(f"instr(lower({c}), lower(?)) > 0" for c in cols) + ")", *([text] * len(cols)))
+            pattern = like_pattern(text)
+            self.add("(" + " OR ".join(f"lower({c}) LIKE lower(?) ESCAPE '\\'" for c in cols) + ")",
+                     *([pattern] * len(cols)))  # fmt: skip
         return self
 
     def in_scope(self, repo_column: str, scope: int | None) -> Where:
@@ -69,6 +69,12 @@ class Where:
     @property
     def sql(self) -> str:
         return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""
+
+
+def like_pattern(text: str) -> str:
+    """A LIKE pattern (escape character `\\`) matching `text` anywhere, its own `%` and `_` taken literally."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def placeholders(values: Sequence[Any]) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,8 @@ from secmgr.app import create_app
 from secmgr.findings import VulnerabilityFinding
 from secmgr.ingest import ingest_vulnerabilities
 from secmgr.settings import Settings
+
+from .postgres import PostgresServer
 
 ADMIN_PASSWORD = "admin-password-1"
 
@@ -77,9 +81,30 @@ def repos_dir(tmp_path: Path) -> Path:
     return directory
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    server = PostgresServer(Path(tempfile.mkdtemp(prefix="secmgr-pg-"))).start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.base, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """Every test that takes `settings` runs on both databases: SQLite in the data directory, and a new database on
+    the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        yield None
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.create_database()
+    yield url
+    server.drop_database(url)
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
+def settings(tmp_path: Path, database_url: str | None) -> Settings:
+    return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, database_url=database_url)
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout
+from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout, SqliteDatabase
 from secmgr.errors import Conflict
 
 
 @pytest.fixture
 def db(tmp_path: Path):
-    database = Database(tmp_path / "t.db", time_limit_ms=200).open()
+    database = SqliteDatabase(tmp_path / "t.db", time_limit_ms=200).open()
     database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
     yield database
     database.close()
@@ -27,7 +27,7 @@ def test_pragmas(db: Database) -> None:
 
 def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    Database(path).open().close()
+    SqliteDatabase(path).open().close()
     # Make it a version 1 database with rows in the tables versions 2 and 3 change: a secret first seen by a pull
     # request scan, one by a repository fetch, vulnerabilities first seen by a pull request and a live commit scan.
     conn = sqlite3.connect(path, isolation_level=None)
@@ -65,7 +65,7 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.execute("ALTER TABLE vulnerabilities DROP COLUMN source")
     conn.execute("DELETE FROM schema_version WHERE version > 1")
     conn.close()
-    db = Database(path).open()
+    db = SqliteDatabase(path).open()
     try:
         assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 3
         assert db.query("SELECT DISTINCT vuln_id, source FROM vulnerabilities") == [
@@ -92,7 +92,7 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
         } <= indexes
         assert not {"secrets_pr_scan_idx", "secrets_live_scan_idx"} & indexes
         # The migrated database is the shape a new one has: the same tables and indexes.
-        fresh = Database(tmp_path / "new.db").open()
+        fresh = SqliteDatabase(tmp_path / "new.db").open()
         shape = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
         assert db.query(shape) == fresh.query(shape)
         fresh.close()
@@ -169,7 +169,7 @@ def test_concurrent_writers_are_serialized(db: Database) -> None:
 
 def test_schema_is_idempotent(tmp_path: Path) -> None:
     for _ in range(2):
-        database = Database(tmp_path / "again.db").open()
+        database = SqliteDatabase(tmp_path / "again.db").open()
         assert database.scalar("SELECT count(*) FROM schema_version") == 1
         database.close()
 
@@ -200,10 +200,10 @@ def test_a_request_waits_for_the_writer_at_most_its_limit_then_gets_a_503(api, a
 
 
 def test_the_data_directory_database_and_backups_are_their_owner_s(tmp_path: Path) -> None:
-    from secmgr.backup import backup, restore
+    from secmgr.db.backup import backup, restore
 
     data = tmp_path / "fresh" / "data"
-    database = Database(data / "secmgr.db").open()
+    database = SqliteDatabase(data / "secmgr.db").open()
     database.execute("CREATE TABLE IF NOT EXISTS t2 (x)")
     modes = {p.name: p.stat().st_mode & 0o777 for p in data.iterdir()}
     assert data.stat().st_mode & 0o777 == 0o700
@@ -213,14 +213,14 @@ def test_the_data_directory_database_and_backups_are_their_owner_s(tmp_path: Pat
     assert copy.stat().st_mode & 0o777 == 0o600
     database.close()
     (data / "secmgr.db").chmod(0o644)  # a database an older version created: narrowed when opened
-    Database(data / "secmgr.db").open().close()
+    SqliteDatabase(data / "secmgr.db").open().close()
     assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
     restore(data / "secmgr.db", copy)
     assert (data / "secmgr.db").stat().st_mode & 0o777 == 0o600
 
 
 def test_the_writer_lock_goes_to_the_thread_that_waited_first() -> None:
-    from secmgr.db import _FairLock
+    from secmgr.db import FairLock as _FairLock
 
     lock, order = _FairLock(), []
     assert lock.acquire()

@@ -14,8 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
-from secmgr.db import Database
+from secmgr.db import database_for
 from secmgr.jobs import recover
+from secmgr.settings import Settings
 
 from .conftest import ADMIN_PASSWORD, Api, repos_dir
 from .server import Server
@@ -134,10 +135,8 @@ def test_fetch_validation(api: Api, admin: str) -> None:
     assert api.get("/jobs/999", admin).status_code == 404
 
 
-def test_restart_requeues_a_running_job(tmp_path: Path) -> None:
-    from secmgr.settings import Settings
-
-    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, job_workers=0)
+def test_restart_requeues_a_running_job(tmp_path: Path, settings: Settings) -> None:
+    settings = settings.with_(job_workers=0)
     make_repos(tmp_path / "repos")
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
@@ -146,12 +145,12 @@ def test_restart_requeues_a_running_job(tmp_path: Path) -> None:
         job_id = api.post("/repo/fetch/all", admin, json={"vc_id": vc["id"]}).json()["job_id"]
         assert api.get(f"/jobs/{job_id}", admin).json()["status"] == "queued"
     # A crash mid-job leaves it running; the next start puts it back in the queue and runs it.
-    db = Database(settings.database_path).open()
+    db = database_for(settings).open()
     db.execute("UPDATE jobs SET status = 'running', attempts = 1 WHERE id = ?", (job_id,))
-    recover(db)
+    recover(db, lambda job: True)
     assert db.scalar("SELECT status FROM jobs WHERE id = ?", (job_id,)) == "queued"
     db.execute("UPDATE jobs SET status = 'running', attempts = 3 WHERE id = ?", (job_id,))
-    recover(db)
+    recover(db, lambda job: True)
     assert db.scalar("SELECT status FROM jobs WHERE id = ?", (job_id,)) == "failed"
     db.execute("UPDATE jobs SET status = 'running', attempts = 1 WHERE id = ?", (job_id,))
     db.close()

@@ -117,7 +117,7 @@ def store(tx: Transaction, records: Sequence[osv.OsvRecord]) -> dict[str, int]:
         [_row(r, now) for r in fresh],
     )
     tx.executemany(
-        "INSERT OR IGNORE INTO advisory_aliases (alias, advisory_id) VALUES (?, ?)",
+        "INSERT INTO advisory_aliases (alias, advisory_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
         [(alias, r.id) for r in fresh for alias in {r.id, *(r.aliases or [])}],
     )
     tx.executemany(

@@ -1,28 +1,18 @@
-"""SQLite access: one read connection per thread, one serialized writer.
-
-This is the only module that knows the database is SQLite. Every other module hands it portable SQL
-with `?` parameters and gets plain dicts back.
-"""
+"""SQLite: one read connection per thread, one serialized writer, a per-query time limit, numbered migrations."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from .errors import Conflict, ServiceUnavailable, WriterBusy
-from .files import private_directory, private_file
-
-Row = dict[str, Any]
-Params = Sequence[Any] | dict[str, Any]
-T = TypeVar("T")
-
-SCHEMA_VERSION = 3
+from ..errors import Conflict
+from ..files import private_directory, private_file
+from .base import SCHEMA_VERSION, Database, Params, QueryTimeout, Row, Session, T, Transaction
 
 
 def _sightings(kind: str, table: str) -> tuple[str, ...]:
@@ -56,6 +46,9 @@ def _sightings(kind: str, table: str) -> tuple[str, ...]:
     )
 
 
+# Version 4: which process runs a job and when it last said so, so several processes can share the queue.
+JOB_LEASE = ("ALTER TABLE jobs ADD COLUMN worker TEXT", "ALTER TABLE jobs ADD COLUMN heartbeat_at REAL")
+
 # Changes to tables that already exist in older databases, by the version that brings them. schema.sql holds the
 # current shape, so a new database starts at SCHEMA_VERSION and runs none of these.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -67,15 +60,17 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP INDEX IF EXISTS secrets_live_scan_idx",
         "DROP TRIGGER IF EXISTS secrets_fts_update",  # schema.sql makes it again, firing only on changed texts
     ),
+    4: JOB_LEASE,
 }
-
-
-class QueryTimeout(ServiceUnavailable):
-    default_detail = "The query took too long; narrow the filters and try again"
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
     return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
+
+
+def _portable(sql: str) -> str:
+    """What SQLite lacks of the shared SQL: row locks (it has one writer, so there is nothing to skip)."""
+    return sql.replace(" FOR UPDATE SKIP LOCKED", "") if "FOR UPDATE" in sql else sql
 
 
 class _Deadline:
@@ -88,8 +83,8 @@ class _Deadline:
         return 1 if self.at is not None and time.monotonic() > self.at else 0
 
 
-class Session:
-    """Statements on one connection: reads outside transactions, and everything inside one."""
+class SqliteSession(Session):
+    dialect = "sqlite"
 
     def __init__(self, conn: sqlite3.Connection, deadline: _Deadline, time_limit_ms: int | None) -> None:
         self._conn = conn
@@ -113,118 +108,65 @@ class Session:
             self._deadline.at = None
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
-        return self._run(lambda: self._conn.execute(sql, params).fetchall())
+        return self._run(lambda: self._conn.execute(_portable(sql), params).fetchall())
 
     def query_one(self, sql: str, params: Params = ()) -> Row | None:
-        return self._run(lambda: self._conn.execute(sql, params).fetchone())
+        return self._run(lambda: self._conn.execute(_portable(sql), params).fetchone())
 
     def query_tuples(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
-        """Rows as plain tuples in column order: for bulk work where building dicts would dominate."""
-
         def fetch() -> list[tuple[Any, ...]]:
             cursor = self._conn.cursor()
             cursor.row_factory = None
-            return cursor.execute(sql, params).fetchall()
+            return cursor.execute(_portable(sql), params).fetchall()
 
         return self._run(fetch)
 
-    def scalar(self, sql: str, params: Params = ()) -> Any:
-        row = self._run(lambda: self._conn.execute(sql, params).fetchone())
-        return None if row is None else next(iter(row.values()))
-
     def execute(self, sql: str, params: Params = ()) -> int:
-        """Run one statement; returns the number of rows it changed."""
-        return self._run(lambda: self._conn.execute(sql, params).rowcount)
+        return self._run(lambda: self._conn.execute(_portable(sql), params).rowcount)
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> int:
-        return self._run(lambda: self._conn.executemany(sql, rows).rowcount)
+        return self._run(lambda: self._conn.executemany(_portable(sql), rows).rowcount)
 
 
-class Transaction(Session):
-    """A write transaction; nested `transaction(fn)` calls become savepoints."""
-
-    _depth = 0
-
-    def transaction(self, fn: Callable[[Transaction], T]) -> T:
-        self._depth += 1
-        name = f"sp{self._depth}"
-        self._conn.execute(f"SAVEPOINT {name}")
-        try:
-            result = fn(self)
-        except BaseException:
-            self._conn.execute(f"ROLLBACK TO {name}")
-            self._conn.execute(f"RELEASE {name}")
-            raise
-        finally:
-            self._depth -= 1
-        self._conn.execute(f"RELEASE {name}")
-        return result
+class SqliteTransaction(SqliteSession, Transaction):
+    pass
 
 
 class _Closer:
     """Closes a thread's read connection when the thread's locals are dropped (the thread ended)."""
 
-    def __init__(self, conn: sqlite3.Connection, database: Database) -> None:
+    def __init__(self, conn: sqlite3.Connection, database: SqliteDatabase) -> None:
         self.conn, self.database = conn, database
 
     def __del__(self) -> None:
         self.database._forget(self.conn)
 
 
-class _FairLock:
-    """A lock handed to its waiters in arrival order: a thread that writes in batches cannot take it back before
-    one that waited (a plain lock lets the releasing thread win again at once)."""
+class SqliteDatabase(Database):
+    """SQLite in WAL mode: a read connection per thread, one serialized writer connection."""
 
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._waiters: deque[threading.Event] = deque()
-        self._held = False
+    dialect = "sqlite"
 
-    def acquire(self, timeout: float = -1) -> bool:
-        with self._guard:
-            if not self._held and not self._waiters:
-                self._held = True
-                return True
-            turn = threading.Event()
-            self._waiters.append(turn)
-        if turn.wait(None if timeout < 0 else timeout):
-            return True
-        with self._guard:
-            if turn.is_set():  # handed over just as the wait ran out
-                return True
-            self._waiters.remove(turn)
-            return False
-
-    def release(self) -> None:
-        with self._guard:
-            if self._waiters:
-                self._waiters.popleft().set()  # ownership passes straight to the next in line
-            else:
-                self._held = False
-
-
-class Database:
     def __init__(self, path: Path, *, time_limit_ms: int = 10_000, busy_timeout_ms: int = 30_000) -> None:
+        super().__init__()
         self.path = Path(path)
         self.time_limit_ms = time_limit_ms
         self.busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
-        self._write_lock = _FairLock()
         self._writer: sqlite3.Connection | None = None
         self._writer_deadline = _Deadline()
-        self._waits = threading.local()  # how long this thread waits for the writer; unset: as long as it takes
         self._trace: Callable[[str], None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def open(self) -> Database:
+    def open(self) -> SqliteDatabase:
         private_directory(self.path.parent)
         private_file(self.path)  # SQLite gives the -wal and -shm files the database file's mode
         self._writer = self._connect(readonly=False)
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._migrate(self._writer)
-        self._writer.executescript(resources.files("secmgr").joinpath("schema.sql").read_text("utf-8"))
+        self._writer.executescript(resources.files("secmgr.db").joinpath("schema.sql").read_text("utf-8"))
         self._writer.execute(
             "INSERT OR IGNORE INTO schema_version (version, applied_at) VALUES (?, datetime('now'))",
             (SCHEMA_VERSION,),
@@ -275,21 +217,19 @@ class Database:
         return conn
 
     def trace(self, callback: Callable[[str], None] | None) -> None:
-        """From now on every connection passes each statement it runs to `callback` (None: no longer). For tests
-        that count the queries of a request."""
         with self._all_lock:
             self._trace = callback
             for conn in self._all:
                 conn.set_trace_callback(callback)
 
     # -- reads ---------------------------------------------------------------------------------
-    def _reader(self) -> Session:
+    def _reader(self) -> SqliteSession:
         session = getattr(self._local, "session", None)
         if session is None:
             deadline = _Deadline()
             conn = self._connect(readonly=True)
             conn.set_progress_handler(deadline.expired, 10_000)
-            session = Session(conn, deadline, self.time_limit_ms)
+            session = SqliteSession(conn, deadline, self.time_limit_ms)
             self._local.session = session
             # A thread's locals go when the thread ends; its connection goes with them.
             self._local.closer = _Closer(conn, self)
@@ -301,54 +241,23 @@ class Database:
                 self._all.remove(conn)
         conn.close()
 
-    def query(self, sql: str, params: Params = ()) -> list[Row]:
-        return self._reader().query(sql, params)
-
-    def query_one(self, sql: str, params: Params = ()) -> Row | None:
-        return self._reader().query_one(sql, params)
-
-    def scalar(self, sql: str, params: Params = ()) -> Any:
-        return self._reader().scalar(sql, params)
-
     # -- writes --------------------------------------------------------------------------------
-    def wait_for_writer_at_most(self, seconds: float) -> None:
-        """From now on this thread gives up on the writer after `seconds` (WriterBusy, a 503 with Retry-After):
-        request threads set it, so a long import or re-evaluation never hangs a request."""
-        self._waits.seconds = seconds
-
-    def transaction(self, fn: Callable[[Transaction], T], *, patient: bool = False) -> T:
-        """Run `fn` inside one BEGIN IMMEDIATE transaction on the single writer connection. `patient`: wait for the
-        writer as long as it takes, also on a request thread (work that must finish once it has begun)."""
-        if not self._write_lock.acquire(timeout=-1 if patient else getattr(self._waits, "seconds", -1)):
-            raise WriterBusy()
+    def _write(self, fn: Callable[[Transaction], T], exclusive: bool, wait: float) -> T:
+        conn = self._writer
+        if conn is None:
+            raise RuntimeError("database is not open")
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn = self._writer
-            if conn is None:
-                raise RuntimeError("database is not open")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(Transaction(conn, self._writer_deadline, None))
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return result
-        finally:
-            self._write_lock.release()
-
-    def execute(self, sql: str, params: Params = ()) -> int:
-        return self.transaction(lambda tx: tx.execute(sql, params))
-
-    def ping(self) -> None:
-        """One trivial read on this thread's connection: raises when the database cannot be read."""
-        self.scalar("SELECT 1")
+            result = fn(SqliteTransaction(conn, self._writer_deadline, None))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
 
     def integrity_check(self) -> str:
         return str(self.scalar("PRAGMA integrity_check"))
 
-
-Db = Database | Transaction
-"""What a data function runs its SQL on: the database itself or an open transaction."""
 
 
 TRIGRAM = 3

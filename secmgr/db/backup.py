@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .files import private_file
+from ..files import private_file
 
 
 class BackupError(Exception):

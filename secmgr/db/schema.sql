@@ -1,5 +1,7 @@
 -- The whole schema of secmgr. Applied at every start-up; every statement is idempotent.
 -- Changes to existing tables after a release go into numbered migrations recorded in schema_version.
+-- Written for SQLite; PostgreSQL runs it through secmgr/db/postgres.py's translation (types, identity ids), leaving
+-- out the blocks marked sqlite only, and then postgresql.sql.
 
 CREATE TABLE IF NOT EXISTS schema_version (
     version     INTEGER PRIMARY KEY,
@@ -161,6 +163,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS vulnerabilities_identity_uq ON vulnerabilities
 CREATE INDEX IF NOT EXISTS vulnerabilities_vuln_idx ON vulnerabilities (vuln_id);
 CREATE INDEX IF NOT EXISTS vulnerabilities_package_idx ON vulnerabilities (ecosystem, package);
 
+-- begin sqlite only (postgresql.sql has the PostgreSQL counterpart)
 -- Substring search over secrets: an FTS5 trigram index kept in step by triggers. `detail = none` keeps it
 -- small and cheap to write; it narrows candidates by their trigrams and an exact check confirms each one.
 CREATE VIRTUAL TABLE IF NOT EXISTS secrets_fts USING fts5 (
@@ -193,6 +196,7 @@ BEGIN
     VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
             new.description, new.branch);
 END;
+-- end sqlite only
 
 -- Allowlists: `name` is what is allowed, `type` says what kind of thing it is.
 CREATE TABLE IF NOT EXISTS allowlists (
@@ -309,9 +313,11 @@ CREATE INDEX IF NOT EXISTS vulnerabilities_incident_idx ON vulnerabilities (repo
 
 -- The distinct rule ids, so a substring filter on `rule` becomes an index walk over the matching ids.
 CREATE TABLE IF NOT EXISTS secret_rules (rule TEXT PRIMARY KEY);
+-- begin sqlite only
 CREATE TRIGGER IF NOT EXISTS secret_rules_insert AFTER INSERT ON secrets BEGIN
     INSERT OR IGNORE INTO secret_rules (rule) VALUES (new.rule);
 END;
+-- end sqlite only
 INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
 
@@ -332,7 +338,9 @@ CREATE TABLE IF NOT EXISTS jobs (
     created_at      TEXT NOT NULL,
     started_at      TEXT,
     finished_at     TEXT,
-    updated_at      TEXT NOT NULL
+    updated_at      TEXT NOT NULL,
+    worker          TEXT,  -- the process running it (host:pid:start)
+    heartbeat_at    REAL   -- seconds since the epoch: when that process last said it still runs it
 );
 CREATE INDEX IF NOT EXISTS jobs_status_idx ON jobs (status, id);
 
