@@ -322,6 +322,34 @@ def backup_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def migrate_data(args: argparse.Namespace) -> int:
+    """Copies this instance's SQLite database into an empty PostgreSQL database (ids kept, counts checked)."""
+    import json
+
+    from .db.copy import CopyError, copy_to_postgres
+    from .progress import Progress
+
+    settings = _settings(args)
+    if not settings.database_path.is_file():
+        print(f"secmgr: {settings.database_path} does not exist; nothing to copy", file=sys.stderr)
+        return 1
+    try:
+        Settings(database_url=args.to)
+    except ValueError as exc:
+        print(f"secmgr: --to: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with Progress("migrate-data", unit="rows", quiet=args.quiet) as progress:
+            copied = copy_to_postgres(settings.database_path, args.to, progress.update if progress.enabled else None)
+    except (CopyError, RuntimeError) as exc:
+        print(f"secmgr: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"tables": copied, "rows": sum(copied.values())}))
+    print("secmgr: copied; start secmgr with SECMGR_DATABASE_URL set to the new database, and keep the data"
+          " directory (it holds the keys and the mirrors)", file=sys.stderr)  # fmt: skip
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .reports import SECRET_FORMATS
 
@@ -415,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("rotate-key", help="reseal stored connection tokens and webhook secrets with a new key")
     data_dir_option(p)
     p.set_defaults(func=rotate_key)
+
+    p = commands.add_parser("migrate-data", help="copy this SQLite instance into an empty PostgreSQL database")
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/db, an empty database")
+    data_dir_option(p)
+    quiet_option(p)
+    p.set_defaults(func=migrate_data)
 
     p = commands.add_parser("backup", help="copy the database to PATH while the server runs (SQLite online backup)")
     p.add_argument("path", help="a new file")

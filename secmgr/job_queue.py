@@ -54,9 +54,7 @@ def claim(db: Database, worker: str, at: float) -> Row | None:
 def heartbeat(db: Database, worker: str, at: float) -> int:
     """`worker` still runs its jobs: their heartbeat moves to `at`."""
     return db.transaction(
-        lambda tx: tx.execute(
-            "UPDATE jobs SET heartbeat_at = ? WHERE status = 'running' AND worker = ?", (at, worker)
-        ),
+        lambda tx: tx.execute("UPDATE jobs SET heartbeat_at = ? WHERE status = 'running' AND worker = ?", (at, worker)),
         exclusive=False,
     )
 

@@ -37,7 +37,7 @@ BASELINE = 4
 """The schema version PostgreSQL support began with: a PostgreSQL database runs only the migrations after it."""
 
 _QUOTED_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|\?|%")
-_TRIGRAM_CANDIDATES = re.compile(r"\S+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \?\)")
+_TRIGRAM_CANDIDATES = re.compile(r"[\w.]+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \?\)")
 
 
 @lru_cache(maxsize=4096)
@@ -45,7 +45,7 @@ def translate(sql: str) -> str:
     """PostgreSQL's text of a statement written for SQLite: `?` becomes `%s` (and `%` `%%`) outside quotes, and
     the FTS5 trigram pre-filter (PostgreSQL's trigram indexes serve the exact check itself) a no-op that keeps its
     parameter."""
-    sql = _TRIGRAM_CANDIDATES.sub("? IS NOT NULL", sql).replace("ifnull(", "coalesce(")
+    sql = _TRIGRAM_CANDIDATES.sub("CAST(? AS text) IS NOT NULL", sql).replace("ifnull(", "coalesce(")
 
     def swap(match: re.Match[str]) -> str:
         token = match.group(0)

@@ -259,7 +259,6 @@ class SqliteDatabase(Database):
         return str(self.scalar("PRAGMA integrity_check"))
 
 
-
 TRIGRAM = 3
 MAX_TRIGRAMS = 16
 

@@ -1,0 +1,99 @@
+"""`secmgr migrate-data`: a SQLite instance copied into an empty PostgreSQL database, every table with its ids, in
+one transaction (a failure leaves the target as empty as it was), then every table's rows counted on both sides."""
+
+from __future__ import annotations
+
+import graphlib
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .postgres import PostgresDatabase
+from .sqlite import SqliteDatabase
+
+BATCH = 5_000
+SKIPPED = ("schema_version",)  # each database records its own
+
+
+class CopyError(Exception):
+    """The copy could not be made (the target is not empty, or counts differ); nothing was written."""
+
+
+def _tables(conn: sqlite3.Connection) -> list[str]:
+    """The data tables, each after the tables its foreign keys name (the search index is not one)."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'"
+            " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts%' ORDER BY name"
+        )
+        if row[0] not in SKIPPED
+    ]
+    graph = {name: {row[2] for row in conn.execute(f"PRAGMA foreign_key_list({name})")} for name in names}
+    sorter = graphlib.TopologicalSorter(graph)
+    return [name for name in sorter.static_order() if name in graph]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def copy_to_postgres(
+    source: Path, target_url: str, on_progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Copies the SQLite database at `source` into the empty PostgreSQL database at `target_url`; the rows copied
+    per table."""
+    SqliteDatabase(source).open().close()  # brings an older file up to the current schema first
+    target = PostgresDatabase(target_url, time_limit_ms=0).open()
+    conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        tables = _tables(conn)
+        counts = {t: int(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
+        total, done = sum(counts.values()), 0
+        with target.pool.connection() as pg, pg.transaction():
+            pg.execute("SET LOCAL statement_timeout = 0")
+            occupied = [t for t in tables if pg.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is not None]
+            if occupied:
+                raise CopyError(f"the target database already holds data (in {', '.join(occupied)})")
+            for table in tables:
+                columns = _columns(conn, table)
+                conflict = table == "secret_rules"  # also filled by a trigger as secrets arrive
+                statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+                rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table}")
+                if conflict:
+                    missing = rows.fetchall()
+                    _insert_missing(pg, table, columns, missing)
+                    done += len(missing)
+                else:
+                    with pg.cursor().copy(statement) as copy:
+                        while batch := rows.fetchmany(BATCH):
+                            for row in batch:
+                                copy.write_row(row)
+                            done += len(batch)
+                            if on_progress:
+                                on_progress(done, total)
+                sequence = (
+                    "id" in columns and pg.execute("SELECT pg_get_serial_sequence(%s, 'id')", (table,)).fetchone()[0]
+                )
+                if sequence:  # new ids continue after the copied ones
+                    pg.execute(f"SELECT setval(%s, coalesce(max(id), 0) + 1, false) FROM {table}", (sequence,))
+            copied = {t: int(pg.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
+            differ = [
+                f"{t}: {counts[t]} in SQLite, {copied[t]} in PostgreSQL" for t in tables if copied[t] != counts[t]
+            ]
+            if differ:
+                raise CopyError("the counts differ, nothing was kept: " + "; ".join(differ))
+        if on_progress:
+            on_progress(total, total)
+        return copied
+    finally:
+        conn.close()
+        target.close()
+
+
+def _insert_missing(pg: Any, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    names = ", ".join(columns)
+    values = ", ".join("%s" for _ in columns)
+    with pg.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({values}) ON CONFLICT DO NOTHING", rows)
