@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import graphlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,43 +57,37 @@ def copy_to_postgres(
             if occupied:
                 raise CopyError(f"the target database already holds data (in {', '.join(occupied)})")
             for table in tables:
-                columns = _columns(conn, table)
-                conflict = table == "secret_rules"  # also filled by a trigger as secrets arrive
-                statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-                rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table}")
-                if conflict:
-                    missing = rows.fetchall()
-                    _insert_missing(pg, table, columns, missing)
-                    done += len(missing)
-                else:
-                    with pg.cursor().copy(statement) as copy:
-                        while batch := rows.fetchmany(BATCH):
-                            for row in batch:
-                                copy.write_row(row)
-                            done += len(batch)
-                            if on_progress:
-                                on_progress(done, total)
-                sequence = (
-                    "id" in columns and pg.execute("SELECT pg_get_serial_sequence(%s, 'id')", (table,)).fetchone()[0]
-                )
-                if sequence:  # new ids continue after the copied ones
-                    pg.execute(f"SELECT setval(%s, coalesce(max(id), 0) + 1, false) FROM {table}", (sequence,))
-            copied = {t: int(pg.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
-            differ = [
-                f"{t}: {counts[t]} in SQLite, {copied[t]} in PostgreSQL" for t in tables if copied[t] != counts[t]
-            ]
+                for copied in _copy_table(conn, pg, table):
+                    done += copied
+                    if on_progress:
+                        on_progress(done, total)
+            found = {t: int(pg.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in tables}
+            differ = [f"{t}: {counts[t]} in SQLite, {found[t]} in PostgreSQL" for t in tables if found[t] != counts[t]]
             if differ:
                 raise CopyError("the counts differ, nothing was kept: " + "; ".join(differ))
-        if on_progress:
-            on_progress(total, total)
-        return copied
+        return found
     finally:
         conn.close()
         target.close()
 
 
-def _insert_missing(pg: Any, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+def _copy_table(conn: sqlite3.Connection, pg: Any, table: str) -> Iterator[int]:
+    """Copies one table, yielding the rows copied batch by batch; new ids continue after the copied ones."""
+    columns = _columns(conn, table)
     names = ", ".join(columns)
-    values = ", ".join("%s" for _ in columns)
-    with pg.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({values}) ON CONFLICT DO NOTHING", rows)
+    rows = conn.execute(f"SELECT {names} FROM {table}")
+    if table == "secret_rules":  # also filled by a trigger as secrets arrive
+        missing = rows.fetchall()
+        with pg.cursor() as cursor:
+            values = ", ".join("%s" for _ in columns)
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({values}) ON CONFLICT DO NOTHING", missing)
+        yield len(missing)
+    else:
+        with pg.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            while batch := rows.fetchmany(BATCH):
+                for row in batch:
+                    copy.write_row(row)
+                yield len(batch)
+    sequence = "id" in columns and pg.execute("SELECT pg_get_serial_sequence(%s, 'id')", (table,)).fetchone()[0]
+    if sequence:
+        pg.execute(f"SELECT setval(%s, coalesce(max(id), 0) + 1, false) FROM {table}", (sequence,))
