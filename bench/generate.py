@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from secmgr import ingest, severity
 from secmgr.app import create_app
-from secmgr.db import SqliteDatabase
+from secmgr.db import database_for
 from secmgr.findings import SecretFinding
 from secmgr.ingest import Origin
 from secmgr.settings import Settings
@@ -106,9 +106,9 @@ def gitleaks_report(findings: list[SecretFinding]) -> bytes:
     ]).encode()  # fmt: skip
 
 
-def api_import(data: Path, repo_id: int, report: bytes) -> tuple[float, dict]:
+def api_import(data: Path, url: str | None, repo_id: int, report: bytes) -> tuple[float, dict]:
     """Seconds for one `POST /import/secrets` of `report` through the app, and its answer."""
-    with TestClient(create_app(Settings(data_dir=data, admin_password=PASSWORD))) as client:
+    with TestClient(create_app(Settings(data_dir=data, admin_password=PASSWORD, database_url=url))) as client:
         login = client.post("/auth/login", json={"username": "admin", "password": PASSWORD})
         headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
         started = time.perf_counter()
@@ -125,6 +125,7 @@ def main() -> None:
     parser.add_argument("--secrets", type=int, default=1_000_000)
     parser.add_argument("--repos", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--database-url", help="load into this PostgreSQL database instead of SQLite in --data-dir")
     parser.add_argument(
         "--baseline-only",
         action="store_true",
@@ -152,7 +153,7 @@ def main() -> None:
             f"raw executemany into same schema (indexes, FTS triggers): {total / seconds:,.0f} rows/s ({seconds:.0f}s)"
         )
         return
-    db = SqliteDatabase(data / "secmgr.db").open()
+    db = database_for(Settings(data_dir=data, database_url=args.database_url)).open()
     now = now_iso()
     vc = db.transaction(lambda tx: tx.query_one(
         "INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('bench', 'local', ?, ?, ?) RETURNING id",
@@ -181,7 +182,7 @@ def main() -> None:
         db.close()
         fresh = findings_for(random.Random(args.seed + 1), repo_ids[0], args.time_import, shared)
         report = gitleaks_report(fresh)
-        seconds, answer = api_import(data, repo_ids[0], report)
+        seconds, answer = api_import(data, args.database_url, repo_ids[0], report)
         plain = raw_insert(data / "raw-plain.db", [(repo_ids[0], fresh)], vc["id"], repo_ids, now, plain=True)
         n = args.time_import
         print(f"POST /import/secrets, {n} new findings ({len(report) / 2**20:.0f} MiB) into {total} stored:"

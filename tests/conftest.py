@@ -74,6 +74,12 @@ class Api:
         return user, self.login(user["username"], fields.get("password", "password-123"))
 
 
+def database_args(settings: Settings) -> list[str]:
+    """The command-line options that point a `secmgr` command at the test's database."""
+    return ["--data-dir", str(settings.data_dir), *(["--database-url", settings.database_url] if settings.database_url
+                                                    else [])]  # fmt: skip
+
+
 def repos_dir(tmp_path: Path) -> Path:
     """A directory for a local connection beside the data directory (a connection may not hold that)."""
     directory = tmp_path / "local-repos"
@@ -91,15 +97,13 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
-    """Every test that takes `settings` runs on both databases: SQLite in the data directory, and a new database on
-    the session's PostgreSQL server."""
+    """Every test that takes `settings` runs on both databases: SQLite in the data directory, and an emptied
+    database on the session's PostgreSQL server."""
     if request.param == "sqlite":
         yield None
         return
     server: PostgresServer = request.getfixturevalue("postgres_server")
-    url = server.create_database()
-    yield url
-    server.drop_database(url)
+    yield server.emptied_database()
 
 
 @pytest.fixture

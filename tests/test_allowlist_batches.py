@@ -34,7 +34,7 @@ def test_batches_give_the_answer_of_one_pass(world: World, monkeypatch: pytest.M
     assert created.json()["secrets_updated"] == 23
     # 23 findings five at a time: five re-evaluation transactions, then the one that drops the pending record,
     # besides the one that stored the allowlist. Between them the writer is free.
-    assert sum(s.strip().upper() == "BEGIN IMMEDIATE" for s in seen) == 1 + 5 + 1
+    assert sum(s.strip().upper().startswith("BEGIN") for s in seen) == 1 + 5 + 1
     listed = world.api.get(f"/secrets/?repo_ids={repo}&whitelisted=true&limit=1", world.admin).json()
     assert listed["total"] == 23
     open_incidents = world.api.get(f"/incident/?repo_ids={repo}&status=open&limit=1", world.admin).json()

@@ -13,23 +13,36 @@ from starlette.testclient import TestClient
 from secmgr.app import create_app
 from secmgr.cli import main
 from secmgr.crypto import PREFIX, CredentialKeyError
+from secmgr.db import database_for
 from secmgr.settings import Settings
 
-from .conftest import ADMIN_PASSWORD, Api
+from .conftest import ADMIN_PASSWORD, Api, database_args
 
 TOKEN, HOOK = "glpat-Qm7Zr2Lx9Kp4Wv8Tn3Hc", "hook-Vt4Nq8Lm2Zx6Pc9R"
 
 
 def database_bytes(settings: Settings) -> bytes:
-    with sqlite3.connect(settings.database_path) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return b"".join(p.read_bytes() for p in settings.data_dir.glob("secmgr.db*"))
+    """Everything the database holds: SQLite's files, or every row of every PostgreSQL table as text."""
+    if settings.database_url is None:
+        with sqlite3.connect(settings.database_path) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return b"".join(p.read_bytes() for p in settings.data_dir.glob("secmgr.db*"))
+    db = database_for(settings).open()
+    try:
+        tables = [r["tablename"] for r in db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+        return "".join(str(db.query(f"SELECT t::text FROM {t} AS t")) for t in tables).encode()
+    finally:
+        db.close()
 
 
 def stored(settings: Settings) -> tuple[str, str]:
-    with sqlite3.connect(settings.database_path) as conn:
-        row = conn.execute("SELECT token, webhook_secret FROM vcs").fetchone()
-    return row[0], row[1]
+    db = database_for(settings).open()
+    try:
+        row = db.query_one("SELECT token, webhook_secret FROM vcs")
+    finally:
+        db.close()
+    assert row is not None
+    return row["token"], row["webhook_secret"]
 
 
 def test_credentials_are_sealed_in_the_database_and_open_for_use(api: Api, admin: str, settings: Settings) -> None:
@@ -50,8 +63,9 @@ def test_clear_values_of_an_older_version_are_sealed_at_start(settings: Settings
         api = Api(client)
         api.post("/vc/", api.login("admin", ADMIN_PASSWORD), json={"name": "lab", "type": "gitlab",
                                                                   "url": "http://10.1.2.3/api/v4"})  # fmt: skip
-    with sqlite3.connect(settings.database_path) as conn:  # as an older version left it
-        conn.execute("UPDATE vcs SET token = ?, webhook_secret = ?", (TOKEN, HOOK))
+    db = database_for(settings).open()
+    db.execute("UPDATE vcs SET token = ?, webhook_secret = ?", (TOKEN, HOOK))  # as an older version left it
+    db.close()
     with TestClient(create_app(settings, reraise_server_errors=True)):
         pass
     token, hook = stored(settings)
@@ -62,7 +76,7 @@ def test_rotate_key_reseals_everything(api: Api, admin: str, settings: Settings)
     api.post("/vc/", admin, json={"name": "lab", "type": "gitlab", "url": "http://10.1.2.3/api/v4", "token": TOKEN})
     before, _ = stored(settings)
     old_key = (settings.data_dir / "encryption.key").read_bytes()
-    assert main(["rotate-key", "--data-dir", str(settings.data_dir)]) == 0
+    assert main(["rotate-key", *database_args(settings)]) == 0
     after, hook = stored(settings)
     assert after != before and hook is None
     assert (settings.data_dir / "encryption.key").read_bytes() != old_key

@@ -14,7 +14,7 @@ from secmgr.cli import main
 from secmgr.db import Database
 from secmgr.findings import SecretFinding, VulnerabilityFinding
 
-from .conftest import World
+from .conftest import World, database_args
 
 REPORTS = Path(__file__).parent / "fixtures" / "reports"
 AWS_ID, AWS_SECRET = "AKIAQX4TN7RW2ZLB5KDM", "q7Rz2Lx9Kp4Wv8Tn3Hc6Yb1Mf5Dg0Sj+Aq7Ez2Ux"
@@ -128,17 +128,17 @@ def test_trufflehog_log_records_and_blank_lines_are_skipped(world: World) -> Non
 
 
 def test_cli_imports_each_format(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data_dir = world.api.client.app.state.secmgr.settings.data_dir  # type: ignore[attr-defined]
+    settings = world.api.client.app.state.secmgr.settings  # type: ignore[attr-defined]
     repo = str(world.repos[1]["id"])
     for fmt, name, created in [("betterleaks", "betterleaks-git.json", 4), ("kingfisher", "kingfisher.json", 2),
                                ("detect-secrets", "detect-secrets.baseline.json", 5),
                                ("trufflehog", "trufflehog.jsonl", 3)]:  # fmt: skip
-        args = ["import", "secrets", "--format", fmt, "--repo-id", repo, "--data-dir", str(data_dir)]
+        args = ["import", "secrets", "--format", fmt, "--repo-id", repo, *database_args(settings)]
         assert main([*args, str(REPORTS / name)]) == 0
         assert json.loads(capsys.readouterr().out)["created"] == created
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"DetectorName": "AWS"}\n')
-    assert main(["import", "secrets", "--format", "trufflehog", "--repo-id", repo, "--data-dir", str(data_dir),
+    assert main(["import", "secrets", "--format", "trufflehog", "--repo-id", repo, *database_args(settings),
                  str(broken)]) == 2  # fmt: skip
     assert "body.line.1.Raw" in capsys.readouterr().err
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,8 +30,11 @@ from .test_fetch import make_repos
 
 
 @pytest.fixture
-def pg_url(postgres_server: PostgresServer) -> str:
-    return postgres_server.create_database()
+def pg_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A database of its own, new and empty."""
+    url = postgres_server.create_database()
+    yield url
+    postgres_server.drop_database(url)
 
 
 def run_cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -199,6 +203,16 @@ def test_two_servers_and_a_worker_share_one_database(tmp_path: Path, pg_url: str
                     )
                 finally:
                     database.close()
+
+                # Group scope follows a change made on the other server at once.
+                repos = {r["name"]: r["id"] for r in a.get("/repo/").json()["items"]}
+                team = a.post("/groups/", json={"name": "team", "repos": [repos["app"]]}).json()
+                a.post("/users/", json={"username": "scoped", "user_email": "scoped@example.com",
+                                        "password": "password-123", "role": "user", "group_id": team["id"]})  # fmt: skip
+                scoped = second.client(second.token("scoped", "password-123"))
+                assert [r["name"] for r in scoped.get("/repo/").json()["items"]] == ["app"]
+                assert a.put(f"/groups/{team['id']}", json={"repos": list(repos.values())}).status_code == 200
+                assert sorted(r["name"] for r in scoped.get("/repo/").json()["items"]) == sorted(repos)
 
                 # A token revoked on one server is refused by the other.
                 user = a.post("/users/", json={"username": "dev", "user_email": "dev@example.com",

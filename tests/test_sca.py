@@ -16,7 +16,7 @@ from secmgr import jobs
 from secmgr.cli import main
 from secmgr.sca.versions import affects
 
-from .conftest import Api
+from .conftest import Api, database_args
 from .test_fetch import commit, git, wait_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "advisories"
@@ -452,7 +452,7 @@ def test_import_vulnerabilities_cli(api: Api, admin: str, connection: dict[str, 
     report = tmp_path / "osv.json"
     report.write_text(json.dumps(osv_scanner_report()))
     args = ["import", "vulnerabilities", "--format", "osv-scanner", "--repo-id", str(repo_id), str(report),
-            "--data-dir", str(settings.data_dir)]  # fmt: skip
+            *database_args(settings)]  # fmt: skip
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["created"] == 2
     assert api.get("/vulnerabilities/", admin).json()["total"] == 2

@@ -178,7 +178,7 @@ class PostgresDatabase(Database):
     dialect = "postgresql"
     row_locks = True
 
-    def __init__(self, url: str, *, time_limit_ms: int = 10_000, max_connections: int = 16) -> None:
+    def __init__(self, url: str, *, time_limit_ms: int = 10_000, max_connections: int = 24) -> None:
         super().__init__()
         if psycopg is None:
             raise RuntimeError(MISSING_DRIVER)
@@ -254,6 +254,8 @@ class PostgresDatabase(Database):
         return self._reads
 
     def _write(self, fn: Callable[[Transaction], T], exclusive: bool, wait: float) -> T:
+        if self.tracer is not None:
+            self.tracer("BEGIN")
         with self.pool.connection() as conn:
             with conn.transaction():
                 conn.execute("SET LOCAL statement_timeout = 0")

@@ -29,7 +29,8 @@ CREATE OR REPLACE TRIGGER secret_rules_insert AFTER INSERT ON secrets
 CREATE OR REPLACE FUNCTION instr(haystack text, needle text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN strpos(haystack, needle);
 CREATE OR REPLACE FUNCTION json_extract(document text, path text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN jsonb_path_query_first(document::jsonb, path::jsonpath) #>> '{}';
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE  -- NULL for a text that is no JSON array or object (PostgreSQL may try it)
+    RETURN CASE WHEN document ~ '^\s*[\[{]' THEN jsonb_path_query_first(document::jsonb, path::jsonpath) #>> '{}' END;
 CREATE OR REPLACE FUNCTION group_concat_step(joined text, value anyelement) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN value IS NULL THEN joined WHEN joined IS NULL THEN value::text ELSE joined || ',' || value::text END
