@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
+from secmgr.db import database_for
 from secmgr.settings import Settings
 
 from . import webhook_payloads as hooks
@@ -116,10 +116,10 @@ def test_an_allowlisted_secret_no_longer_blocks_and_the_threshold_is_configurabl
     again = forge.scans(forge.deliver("pull_request", forge.pull_request(action="synchronize")))
     assert again["SECRET"]["block_status"] is False and again["SECRET"]["secret_count"] == 1
 
-    strict = settings.with_(data_dir=settings.data_dir.parent / "strict-data", block_severity="medium")
-    with TestClient(create_app(strict, reraise_server_errors=True)) as client:
-        other = Forge(Api(client), Api(client).login("admin", ADMIN_PASSWORD), forge.repo.parent.parent / "strict")
-        scans = other.scans(other.deliver("pull_request", other.pull_request()))
+    # The same data served with a lower threshold: a new pull request's vulnerability now blocks.
+    with TestClient(create_app(settings.with_(block_severity="medium"), reraise_server_errors=True)) as client:
+        forge.api = Api(client)
+        scans = forge.scans(forge.deliver("pull_request", forge.pull_request(number=8)))
         assert scans["VULNERABILITY"]["block_status"] is True
         assert scans["VULNERABILITY"]["other_details"]["block_severity"] == "medium"
 
@@ -271,8 +271,8 @@ def test_a_new_repository_is_created_within_the_connection(forge: Forge, api: Ap
     assert [(s["secret"], s["repository"]["name"]) for s in found] == [(GITHUB, "service")]
 
 
-def test_scans_of_a_job_a_crash_interrupted_too_often_end_failed_on_restart(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, job_workers=0)
+def test_scans_of_a_job_a_crash_interrupted_too_often_end_failed_on_restart(settings: Settings, tmp_path: Path) -> None:
+    settings = settings.with_(job_workers=0)
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
@@ -282,10 +282,10 @@ def test_scans_of_a_job_a_crash_interrupted_too_often_end_failed_on_restart(tmp_
         job_id, scan_ids = delivered.json()["job_id"], delivered.json()["pr_scan_ids"]
         assert {api.get(f"/pr/scan/{i}", admin).json()["status"] for i in scan_ids} == {"pending"}
     # Killed mid-scan on its last attempt: the job is still `running`, its scans `processing`.
-    with sqlite3.connect(settings.database_path) as conn:
-        conn.execute("UPDATE jobs SET status = 'running', attempts = 3 WHERE id = ?", (job_id,))
-        conn.execute(f"UPDATE pr_scans SET status = 'processing' WHERE id IN ({', '.join('?' * len(scan_ids))})",
-                     scan_ids)  # fmt: skip
+    db = database_for(settings).open()
+    db.execute("UPDATE jobs SET status = 'running', attempts = 3 WHERE id = ?", (job_id,))
+    db.execute(f"UPDATE pr_scans SET status = 'processing' WHERE id IN ({', '.join('?' * len(scan_ids))})", scan_ids)
+    db.close()
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
