@@ -207,8 +207,9 @@ def test_two_servers_and_a_worker_share_one_database(tmp_path: Path, pg_url: str
                 # Group scope follows a change made on the other server at once.
                 repos = {r["name"]: r["id"] for r in a.get("/repo/").json()["items"]}
                 team = a.post("/groups/", json={"name": "team", "repos": [repos["app"]]}).json()
-                a.post("/users/", json={"username": "scoped", "user_email": "scoped@example.com",
-                                        "password": "password-123", "role": "user", "group_id": team["id"]})  # fmt: skip
+                scoped_user = {"username": "scoped", "user_email": "scoped@example.com", "password": "password-123",
+                               "role": "user", "group_id": team["id"]}  # fmt: skip
+                assert a.post("/users/", json=scoped_user).status_code == 201
                 scoped = second.client(second.token("scoped", "password-123"))
                 assert [r["name"] for r in scoped.get("/repo/").json()["items"]] == ["app"]
                 assert a.put(f"/groups/{team['id']}", json={"repos": list(repos.values())}).status_code == 200
