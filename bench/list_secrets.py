@@ -1,6 +1,6 @@
 """p50/p99 of List Secrets over HTTP against `secmgr serve`, next to a bare endpoint and the SQL alone.
 
-python -m bench.list_secrets --data-dir bench/out/data
+python -m bench.list_secrets --data-dir bench/out/data [--database-url postgresql://...]
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from secmgr.db import SqliteDatabase
+from secmgr.db import database_for
 from secmgr.secrets import SecretQuery, get_row, list_secrets
+from secmgr.settings import Settings
 
 PASSWORD = "bench-password-1"
 
@@ -52,8 +53,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--database-url", help="the PostgreSQL database the data is in (default: SQLite)")
     args = parser.parse_args()
     env = {**os.environ, "SECMGR_ADMIN_PASSWORD": PASSWORD}
+    if args.database_url:
+        env["SECMGR_DATABASE_URL"] = args.database_url
     server = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", "8931", "--data-dir",
                                args.data_dir], env=env, stderr=subprocess.DEVNULL)  # fmt: skip
     bare = None
@@ -79,7 +83,8 @@ def main() -> None:
         wait("http://127.0.0.1:8932/page")
         bare_client = httpx.Client(base_url="http://127.0.0.1:8932")
         bare_p50, bare_p99 = percentiles(timed(lambda: bare_client.get("/page"), args.runs))
-        db = SqliteDatabase(Path(args.data_dir) / "secmgr.db", time_limit_ms=60_000)
+        settings = Settings(data_dir=Path(args.data_dir), database_url=args.database_url)
+        db = database_for(settings, time_limit_ms=60_000).open()
         print(f"bare endpoint, same-sized page ({page_file.stat().st_size} bytes): p50 {bare_p50:.1f} ms,"
               f" p99 {bare_p99:.1f} ms")  # fmt: skip
         print("| query | total | HTTP p50 ms | HTTP p99 ms | SQL alone p50 ms | bare + SQL ms | ratio |")
