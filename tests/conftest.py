@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
+from secmgr.db import database_for
 from secmgr.findings import VulnerabilityFinding
 from secmgr.ingest import ingest_vulnerabilities
 from secmgr.settings import Settings
@@ -78,6 +80,20 @@ def database_args(settings: Settings) -> list[str]:
     """The command-line options that point a `secmgr` command at the test's database."""
     return ["--data-dir", str(settings.data_dir), *(["--database-url", settings.database_url] if settings.database_url
                                                     else [])]  # fmt: skip
+
+
+def database_bytes(settings: Settings) -> bytes:
+    """Everything the database holds: SQLite's files, or every row of every PostgreSQL table as text."""
+    if settings.database_url is None:
+        with sqlite3.connect(settings.database_path) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return b"".join(p.read_bytes() for p in settings.data_dir.glob("secmgr.db*"))
+    db = database_for(settings).open()
+    try:
+        tables = [r["tablename"] for r in db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+        return "".join(str(db.query(f"SELECT t::text FROM {t} AS t")) for t in tables).encode()
+    finally:
+        db.close()
 
 
 def repos_dir(tmp_path: Path) -> Path:

@@ -4,7 +4,6 @@ bytes never hold them in clear, values an older version stored in clear are seal
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,23 +15,9 @@ from secmgr.crypto import PREFIX, CredentialKeyError
 from secmgr.db import database_for
 from secmgr.settings import Settings
 
-from .conftest import ADMIN_PASSWORD, Api, database_args
+from .conftest import ADMIN_PASSWORD, Api, database_args, database_bytes
 
 TOKEN, HOOK = "glpat-Qm7Zr2Lx9Kp4Wv8Tn3Hc", "hook-Vt4Nq8Lm2Zx6Pc9R"
-
-
-def database_bytes(settings: Settings) -> bytes:
-    """Everything the database holds: SQLite's files, or every row of every PostgreSQL table as text."""
-    if settings.database_url is None:
-        with sqlite3.connect(settings.database_path) as conn:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return b"".join(p.read_bytes() for p in settings.data_dir.glob("secmgr.db*"))
-    db = database_for(settings).open()
-    try:
-        tables = [r["tablename"] for r in db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
-        return "".join(str(db.query(f"SELECT t::text FROM {t} AS t")) for t in tables).encode()
-    finally:
-        db.close()
 
 
 def stored(settings: Settings) -> tuple[str, str]:

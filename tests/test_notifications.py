@@ -9,7 +9,6 @@ import hashlib
 import hmac
 import json
 import logging
-import sqlite3
 import sys
 import threading
 import time
@@ -24,10 +23,12 @@ from starlette.testclient import TestClient
 
 from secmgr.app import create_app
 from secmgr.cli import main
+from secmgr.crypto import PREFIX
+from secmgr.db import database_for
 from secmgr.notify_send import BACKOFF, MAX_ATTEMPTS, Sender, moment
 from secmgr.settings import Settings
 
-from .conftest import ADMIN_PASSWORD, Api, leak, repos_dir
+from .conftest import ADMIN_PASSWORD, Api, database_args, database_bytes, leak, repos_dir
 from .test_fetch import AWS, wait_for
 from .test_webhooks import Forge
 
@@ -123,8 +124,17 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, clock: Clock) -> Settings:
-    return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, clock=clock)
+def settings(tmp_path: Path, clock: Clock, database_url: str | None) -> Settings:
+    return Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, clock=clock, database_url=database_url)
+
+
+def stored_rows(settings: Settings, sql: str) -> list[dict[str, Any]]:
+    """The rows `sql` reads straight from the database, past the API."""
+    db = database_for(settings).open()
+    try:
+        return db.query(sql)
+    finally:
+        db.close()
 
 
 @pytest.fixture
@@ -460,9 +470,8 @@ def test_targets_crud_with_a_write_only_secret_sealed_at_rest(
     assert listed["total"] == 2 and [t["name"] for t in listed["items"]] == ["hook", "all"]
     assert set(listed) == {"items", "total", "page", "limit", "pages"}
     assert api.get(f"/notifications/{target['id']}", admin).json() == target
-    with sqlite3.connect(settings.database_path) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    stored = b"".join(p.read_bytes() for p in settings.data_dir.glob("secmgr.db*"))
+    stored = database_bytes(settings)
+    assert PREFIX.encode() in stored  # the sealed url and secret are among the bytes searched
     assert HOOK_SECRET.encode() not in stored and b"a-path-of-its-own" not in stored
 
     changed = api.put(f"/notifications/{target['id']}", admin, json={"events": ["pr_scan.blocked"], "secret": None})
@@ -481,20 +490,17 @@ def test_targets_crud_with_a_write_only_secret_sealed_at_rest(
         assert api.request(method, f"/notifications/{target['id']}", admin, json={}).status_code == 404
     assert api.get(f"/notifications/{target['id']}/deliveries", admin).status_code == 404
     assert api.post(f"/notifications/{target['id']}/test", admin).status_code == 404
-    with sqlite3.connect(settings.database_path) as conn:
-        assert conn.execute("SELECT count(*) FROM notification_deliveries").fetchone() == (0,)
+    assert stored_rows(settings, "SELECT count(*) AS n FROM notification_deliveries") == [{"n": 0}]
 
 
 def test_rotating_the_key_keeps_the_targets_credentials(
     api: Api, admin: str, receiver: Receiver, settings: Settings
 ) -> None:
     target = create(api, admin, url=f"{receiver.url}/hook", secret=HOOK_SECRET)
-    with sqlite3.connect(settings.database_path) as conn:
-        before = conn.execute("SELECT url, secret FROM notification_targets").fetchone()
-    assert main(["rotate-key", "--data-dir", str(settings.data_dir)]) == 0
-    with sqlite3.connect(settings.database_path) as conn:
-        after = conn.execute("SELECT url, secret FROM notification_targets").fetchone()
-    assert after[0] != before[0] and after[1] != before[1]
+    (before,) = stored_rows(settings, "SELECT url, secret FROM notification_targets")
+    assert main(["rotate-key", *database_args(settings)]) == 0
+    (after,) = stored_rows(settings, "SELECT url, secret FROM notification_targets")
+    assert after["url"] != before["url"] and after["secret"] != before["secret"]
     assert api.get(f"/notifications/{target['id']}", admin).json()["url"] == f"{receiver.url}/hook"
     api.post(f"/notifications/{target['id']}/test", admin)
     (sent,) = receiver.wait(1)
