@@ -3,7 +3,6 @@ and a re-evaluation a crash interrupted finished at the next start."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from starlette.testclient import TestClient
 
 from secmgr import allowlists
 from secmgr.app import create_app
+from secmgr.db import database_for
 from secmgr.settings import Settings
 
 from .conftest import ADMIN_PASSWORD, Api, World, leak, repos_dir
@@ -45,8 +45,8 @@ def test_batches_give_the_answer_of_one_pass(world: World, monkeypatch: pytest.M
     assert db.scalar("SELECT count(*) FROM allowlist_reevaluations") == 0
 
 
-def test_a_reevaluation_a_crash_interrupted_is_finished_at_start(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, job_workers=0)
+def test_a_reevaluation_a_crash_interrupted_is_finished_at_start(settings: Settings, tmp_path: Path) -> None:
+    settings = settings.with_(job_workers=0)
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
@@ -54,21 +54,23 @@ def test_a_reevaluation_a_crash_interrupted_is_finished_at_start(tmp_path: Path)
         repo = world.repos[2]["id"]
         world.import_secrets(repo, leaks(12))
     # The process died right after the allowlist was stored: its findings were not re-evaluated yet.
-    with sqlite3.connect(settings.database_path) as conn:
-        conn.execute(
-            "INSERT INTO allowlists (name, type, match_key, active, global_, comments, created_on, updated_on)"
-            " VALUES (?, 'rule', ?, 1, 1, '[]', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
-            (RULE, RULE),
-        )
-        conn.execute(
-            "INSERT INTO allowlist_reevaluations (rules, created_at) VALUES (?, '2026-01-01T00:00:00Z')",
-            (f'[["rule", "{RULE}"]]',),
-        )
-        assert conn.execute("SELECT count(*) FROM secrets WHERE whitelisted = 1").fetchone()[0] == 0
+    db = database_for(settings).open()
+    db.execute(
+        "INSERT INTO allowlists (name, type, match_key, active, global_, comments, created_on, updated_on)"
+        " VALUES (?, 'rule', ?, 1, 1, '[]', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+        (RULE, RULE),
+    )
+    db.execute(
+        "INSERT INTO allowlist_reevaluations (rules, created_at) VALUES (?, '2026-01-01T00:00:00Z')",
+        (f'[["rule", "{RULE}"]]',),
+    )
+    assert db.scalar("SELECT count(*) FROM secrets WHERE whitelisted = 1") == 0
+    db.close()
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
         assert api.get(f"/secrets/?repo_ids={repo}&whitelisted=true&limit=1", admin).json()["total"] == 12
         assert api.get(f"/incident/?repo_ids={repo}&status=open&limit=1", admin).json()["total"] == 0
-    with sqlite3.connect(settings.database_path) as conn:
-        assert conn.execute("SELECT count(*) FROM allowlist_reevaluations").fetchone()[0] == 0
+    db = database_for(settings).open()
+    assert db.scalar("SELECT count(*) FROM allowlist_reevaluations") == 0
+    db.close()

@@ -5,7 +5,6 @@ import json
 import stat
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import jwt
 import pytest
@@ -36,9 +35,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def clocked_api(tmp_path: Path, clock: Clock) -> Iterator[Api]:
-    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, token_ttl=TTL, clock=clock)
-    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
+def clocked_api(settings: Settings, clock: Clock) -> Iterator[Api]:
+    with TestClient(create_app(settings.with_(token_ttl=TTL, clock=clock), reraise_server_errors=True)) as client:
         yield Api(client)
 
 
@@ -207,19 +205,23 @@ def test_generated_key_is_private_and_tokens_survive_restart(settings, api: Api,
         assert restarted.get("/users/1", headers=Api.auth(admin)).status_code == 200
 
 
-def test_secret_key_from_settings_is_used(tmp_path) -> None:
-    settings = Settings(data_dir=tmp_path / "d", admin_password=ADMIN_PASSWORD, secret_key="k" * 40)
+def test_secret_key_from_settings_is_used(settings: Settings) -> None:
+    settings = settings.with_(secret_key="k" * 40)
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         token = Api(client).login("admin", ADMIN_PASSWORD)
         assert jwt.decode(token, "k" * 40, algorithms=["HS256"])["sub"] == "1"
     assert not settings.key_path.exists()
 
 
-def test_token_ttl_from_environment(tmp_path) -> None:
-    settings = Settings.from_env(
-        {"SECMGR_TOKEN_TTL": "120", "SECMGR_DATA_DIR": str(tmp_path / "d"), "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD}
-    )
-    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
+def test_token_ttl_from_environment(settings: Settings) -> None:
+    env = {
+        "SECMGR_TOKEN_TTL": "120",
+        "SECMGR_DATA_DIR": str(settings.data_dir),
+        "SECMGR_ADMIN_PASSWORD": ADMIN_PASSWORD,
+    }
+    if settings.database_url:
+        env["SECMGR_DATABASE_URL"] = settings.database_url
+    with TestClient(create_app(Settings.from_env(env), reraise_server_errors=True)) as client:
         body = client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).json()
     assert body["expires_in"] == 120
     claims = jwt.decode(body["access_token"], options={"verify_signature": False})

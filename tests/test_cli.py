@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -10,8 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 
+from secmgr.app import create_app
 from secmgr.cli import main
+from secmgr.settings import Settings
+
+from .conftest import ADMIN_PASSWORD, Api, database_args, leak, repos_dir
 
 
 def _free_port() -> int:
@@ -65,43 +71,25 @@ def test_serve_first_start_prints_admin_password_and_stops_on_sigterm(tmp_path: 
     assert (tmp_path / "data" / "secmgr.db").exists()
 
 
-def test_create_user_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_create_user_command(settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("SECMGR_NEW_USER_PASSWORD", "cli-password-1")
-    data = str(tmp_path / "data")
-    assert (
-        main(["create-user", "--username", "ops", "--email", "ops@example.com", "--role", "admin", "--data-dir", data])
-        == 0
-    )
+    data = database_args(settings)
+    assert main(["create-user", "--username", "ops", "--email", "ops@example.com", "--role", "admin", *data]) == 0
     assert "created user ops" in capsys.readouterr().out
-    assert main(["create-user", "--username", "OPS", "--email", "o2@example.com", "--data-dir", data]) == 1
+    assert main(["create-user", "--username", "OPS", "--email", "o2@example.com", *data]) == 1
     assert "already exists" in capsys.readouterr().err
-    assert main(["create-user", "--username", "x", "--email", "bad", "--data-dir", data]) == 2
+    assert main(["create-user", "--username", "x", "--email", "bad", *data]) == 2
     err = capsys.readouterr().err
     assert "username" in err and "user_email" in err and "cli-password-1" not in err
 
-    from starlette.testclient import TestClient
-
-    from secmgr.app import create_app
-    from secmgr.settings import Settings
-
-    with TestClient(create_app(Settings(data_dir=tmp_path / "data"), reraise_server_errors=True)) as client:
+    with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         response = client.post("/auth/login", json={"username": "ops", "password": "cli-password-1"})
         assert response.status_code == 200
-        # An existing user means no bootstrap admin is created.
-        assert client.post("/auth/login", json={"username": "admin", "password": "x" * 8}).status_code == 401
+        # An existing user means no bootstrap admin is created, even with an admin password set.
+        assert client.post("/auth/login", json={"username": "admin", "password": ADMIN_PASSWORD}).status_code == 401
 
 
-def test_import_secrets_command(tmp_path: Path, capsys) -> None:
-    import json
-
-    from starlette.testclient import TestClient
-
-    from secmgr.app import create_app
-    from secmgr.settings import Settings
-
-    from .conftest import ADMIN_PASSWORD, Api, leak, repos_dir
-
-    settings = Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD)
+def test_import_secrets_command(settings: Settings, tmp_path: Path, capsys) -> None:
     with TestClient(create_app(settings, reraise_server_errors=True)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
@@ -111,8 +99,7 @@ def test_import_secrets_command(tmp_path: Path, capsys) -> None:
         ).json()
     report = tmp_path / "report.json"
     report.write_text(json.dumps([leak("jwt", "eyJ.a.b", "x.py", 1), leak("jwt", "eyJ.c.d", "y.py", 2)]))
-    args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo["id"]), "--data-dir",
-            str(tmp_path / "data")]  # fmt: skip
+    args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo["id"]), *database_args(settings)]
     assert main([*args, str(report)]) == 0
     assert json.loads(capsys.readouterr().out) == {"created": 2, "updated": 0, "whitelisted": 0,
                                                    "incidents_opened": 2}  # fmt: skip

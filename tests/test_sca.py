@@ -224,13 +224,12 @@ def test_advisories_import_rejects_bad_input_whole(api: Api, admin: str, content
     assert api.get("/advisories/", admin).json()["total"] == 0
 
 
-def test_advisories_cli_imports_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data_dir = tmp_path / "data"
-    assert main(["advisories", "import", str(FIXTURES), "--data-dir", str(data_dir)]) == 0
+def test_advisories_cli_imports_a_directory(settings: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["advisories", "import", str(FIXTURES), *database_args(settings)]) == 0
     assert json.loads(capsys.readouterr().out) == {"created": 8, "updated": 0, "unchanged": 0}
     broken = tmp_path / "broken.json"
     broken.write_text('{"id": 1}')
-    assert main(["advisories", "import", str(broken), "--data-dir", str(data_dir)]) == 2
+    assert main(["advisories", "import", str(broken), *database_args(settings)]) == 2
     assert "id: Input should be a valid string" in capsys.readouterr().err
 
 

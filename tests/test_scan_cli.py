@@ -19,7 +19,7 @@ from secmgr.app import create_app
 from secmgr.cli import main
 from secmgr.settings import Settings
 
-from .conftest import ADMIN_PASSWORD, Api, World, leak, repos_dir
+from .conftest import ADMIN_PASSWORD, Api, World, database_args, leak, repos_dir
 from .test_fetch import AWS, GITHUB, SLACK, git, make_repos
 
 ROOT = Path(__file__).parent.parent
@@ -244,14 +244,13 @@ def test_scan_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     assert code == 1 and len(json.loads(since)) == 1 and "40/40 commits" in progress
 
 
-def test_imports_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
-    data_dir = str(tmp_path / "data")
-    assert run_cli(["advisories", "import", str(ADVISORIES), "--data-dir", data_dir], terminal=False)[2] == ""
-    code, out, progress = run_cli(["advisories", "import", str(ADVISORIES), "--data-dir", data_dir], terminal=True)
+def test_imports_show_progress_on_a_terminal_only(settings: Settings, tmp_path: Path) -> None:
+    database = database_args(settings)
+    assert run_cli(["advisories", "import", str(ADVISORIES), *database], terminal=False)[2] == ""
+    code, out, progress = run_cli(["advisories", "import", str(ADVISORIES), *database], terminal=True)
     assert code == 0 and json.loads(out) == {"created": 0, "updated": 0, "unchanged": 8}
     assert "advisories" in progress and "8/8 records" in progress and "100%" in progress
-    assert run_cli(["advisories", "import", str(ADVISORIES), "--data-dir", data_dir, "--quiet"], terminal=True)[2] == ""
-    settings = Settings(data_dir=Path(data_dir), admin_password=ADMIN_PASSWORD)
+    assert run_cli(["advisories", "import", str(ADVISORIES), *database, "--quiet"], terminal=True)[2] == ""
     with TestClient(create_app(settings)) as client:
         api = Api(client)
         admin = api.login("admin", ADMIN_PASSWORD)
@@ -260,8 +259,7 @@ def test_imports_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
         repo = api.post("/repo/", admin, json={"name": "r", "repoUrl": f"file://{local}/r", "vc_id": vc["id"]})
     report = tmp_path / "report.json"
     report.write_text(json.dumps([leak("github-pat", f"ghp_{n:036d}", f"f{n}.py", 1) for n in range(2_500)]))
-    args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo.json()["id"]), "--data-dir", data_dir,
-            str(report)]  # fmt: skip
+    args = ["import", "secrets", "--format", "gitleaks", "--repo-id", str(repo.json()["id"]), *database, str(report)]
     code, out, progress = run_cli(args, terminal=True)
     assert code == 0 and json.loads(out)["created"] == 2_500
     assert "import" in progress and "2,500/2,500 findings" in progress and "findings" in progress
