@@ -39,6 +39,7 @@ class PostgresServer:
         self.data = base / "data"
         self.user = None if os.geteuid() != 0 else "postgres"  # initdb refuses to run as root
         self._names = itertools.count(1)
+        self._shared: str | None = None
 
     def _run(self, *argv: str) -> None:
         subprocess.run(argv, check=True, capture_output=True, user=self.user, cwd=self.base)
@@ -72,6 +73,31 @@ class PostgresServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
         return self.url(name)
+
+    def emptied_database(self) -> str:
+        """The session's shared database, emptied of every row and with its ids starting again at 1: as good as
+        a new one for a test, in a fraction of the time."""
+        import psycopg
+
+        from secmgr.db.postgres import PostgresDatabase
+
+        if self._shared is None:
+            self._shared = self.create_database()
+            PostgresDatabase(self._shared).open().close()
+        with psycopg.connect(self._shared, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            tables = [row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+            sequences = [row[0] for row in conn.execute("SELECT sequencename FROM pg_sequences")]
+            conn.execute(
+                "SET session_replication_role = replica;"  # no foreign-key checks while everything goes
+                + "".join(f"DELETE FROM {t};" for t in tables if t != "schema_version")
+                + "".join(f"ALTER SEQUENCE {name} RESTART;" for name in sequences)
+                + "RESET session_replication_role;"
+            )
+        return self._shared
 
     def drop_database(self, url: str) -> None:
         import psycopg
