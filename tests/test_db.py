@@ -28,7 +28,7 @@ def test_pragmas(db: Database) -> None:
 def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     SqliteDatabase(path).open().close()
-    # Make it a version 1 database with rows in the tables versions 2 and 3 change: a secret first seen by a pull
+    # Make it a version 1 database with rows in the tables versions 2 to 4 change: a secret first seen by a pull
     # request scan, one by a repository fetch, vulnerabilities first seen by a pull request and a live commit scan.
     conn = sqlite3.connect(path, isolation_level=None)
     for table in ("secret_sightings", "vulnerability_sightings"):
@@ -63,11 +63,17 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.execute(vulnerability, ("v1", "pr_scan", 11, None))
     conn.execute(vulnerability, ("v2", "live_commit", None, 13))
     conn.execute("ALTER TABLE vulnerabilities DROP COLUMN source")
+    conn.execute("ALTER TABLE jobs DROP COLUMN worker")
+    conn.execute("ALTER TABLE jobs DROP COLUMN heartbeat_at")
+    conn.execute("INSERT INTO jobs (kind, created_at, updated_at) VALUES ('fetch_all', 'now', 'now')")
     conn.execute("DELETE FROM schema_version WHERE version > 1")
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 3
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 4
+        assert db.query("SELECT kind, worker, heartbeat_at FROM jobs") == [
+            {"kind": "fetch_all", "worker": None, "heartbeat_at": None}
+        ]
         assert db.query("SELECT DISTINCT vuln_id, source FROM vulnerabilities") == [
             {"vuln_id": "GHSA-1", "source": "import"}
         ]
