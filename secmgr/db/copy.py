@@ -65,6 +65,9 @@ def copy_to_postgres(
             differ = [f"{t}: {counts[t]} in SQLite, {found[t]} in PostgreSQL" for t in tables if found[t] != counts[t]]
             if differ:
                 raise CopyError("the counts differ, nothing was kept: " + "; ".join(differ))
+        with target.pool.connection() as pg:
+            pg.execute("SET statement_timeout = 0")
+            pg.execute("ANALYZE")  # the planner's statistics for the new rows, before the first query needs them
         return found
     finally:
         conn.close()
