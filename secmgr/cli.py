@@ -308,7 +308,7 @@ def backup_command(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if settings.database_url:
         print(f"secmgr: {args.command} copies a SQLite database; on PostgreSQL use pg_dump and pg_restore"
-              " (README: Backups)", file=sys.stderr)  # fmt: skip
+              " (README, PostgreSQL)", file=sys.stderr)  # fmt: skip
         return 2
     try:
         if args.command == "backup":

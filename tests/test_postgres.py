@@ -122,6 +122,10 @@ def test_migrate_data_copies_every_table_with_its_ids(tmp_path: Path, pg_url: st
 
     again = run_cli("migrate-data", "--to", pg_url, "--data-dir", str(data))
     assert again.returncode == 1 and "already holds data" in again.stderr
+    nowhere = run_cli("migrate-data", "--to", "postgresql://secmgr:pw-never-shown@/none?host=/nonexistent",
+                      "--data-dir", str(data))  # fmt: skip
+    assert nowhere.returncode == 1 and "cannot open the target database" in nowhere.stderr
+    assert "Traceback" not in nowhere.stderr and "pw-never-shown" not in nowhere.stderr
 
     with TestClient(create_app(sqlite_settings.with_(database_url=pg_url), reraise_server_errors=True)) as client:
         api = Api(client)

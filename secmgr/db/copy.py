@@ -45,7 +45,10 @@ def copy_to_postgres(
     """Copies the SQLite database at `source` into the empty PostgreSQL database at `target_url`; the rows copied
     per table."""
     SqliteDatabase(source).open().close()  # brings an older file up to the current schema first
-    target = PostgresDatabase(target_url, time_limit_ms=0).open()
+    try:
+        target = PostgresDatabase(target_url, time_limit_ms=0).open()
+    except Exception as exc:  # the driver's errors name the host and the user, never the password
+        raise CopyError(f"cannot open the target database: {str(exc).strip().splitlines()[0]}") from None
     conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     try:
         tables = _tables(conn)

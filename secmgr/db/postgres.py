@@ -197,6 +197,7 @@ class PostgresDatabase(Database):
         return self._pool
 
     def open(self) -> PostgresDatabase:
+        psycopg.connect(self.url, connect_timeout=10).close()  # fails at once, with the driver's reason
         self._pool = ConnectionPool(
             self.url,
             min_size=1,
