@@ -91,7 +91,7 @@ def _configure(time_limit_ms: int) -> Callable[[Any], None]:
     def configure(conn: Any) -> None:
         conn.adapters.register_dumper(bool, _BoolAsInteger)
         conn.adapters.register_loader("numeric", _NumberLoader)
-        conn.execute(f"SET statement_timeout = {int(time_limit_ms)}")
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", (str(int(time_limit_ms)),))
 
     return configure
 
@@ -243,7 +243,7 @@ class PostgresDatabase(Database):
                     )
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
-                conn.execute(f"SET statement_timeout = {int(self.time_limit_ms)}")
+                conn.execute("SELECT set_config('statement_timeout', %s, false)", (str(int(self.time_limit_ms)),))
 
     def close(self) -> None:
         with self._lock:
@@ -261,7 +261,7 @@ class PostgresDatabase(Database):
             with conn.transaction():
                 conn.execute("SET LOCAL statement_timeout = 0")
                 if wait >= 0:
-                    conn.execute(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+                    conn.execute("SELECT set_config('lock_timeout', %s, true)", (str(max(1, int(wait * 1000))),))
                 if exclusive:
                     PgSession(conn, None).execute("SELECT pg_advisory_xact_lock(?)", (WRITER_LOCK,))
                 return fn(PgTransaction(conn, self.tracer))
