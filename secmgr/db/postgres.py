@@ -230,7 +230,7 @@ class PostgresDatabase(Database):
                         version = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
                         for number in sorted(v for v in MIGRATIONS if v > max(version, BASELINE)):
                             for statement in MIGRATIONS[number]:
-                                conn.execute(translate(schema(statement)))
+                                conn.execute(schema(statement))  # DDL: no parameters to translate
                             conn.execute(
                                 "INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (number, now_iso())
                             )
