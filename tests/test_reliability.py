@@ -14,11 +14,13 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from secmgr.cli import main
+from secmgr.db.postgres import WRITER_LOCK
 
 from . import webhook_payloads as hooks
 from .conftest import leak
@@ -28,6 +30,61 @@ from .test_fetch import finished, git
 
 def database(server: Server) -> sqlite3.Connection:
     return sqlite3.connect(server.data_dir / "secmgr.db")
+
+
+class Store:
+    """What a server left in its database, read with plain SQL (`?` parameters) from SQLite or PostgreSQL."""
+
+    def __init__(self, server: Server) -> None:
+        self.url = server.env.get("SECMGR_DATABASE_URL")
+        self.path = server.data_dir / "secmgr.db"
+
+    def rows(self, sql: str, *params: object) -> list[dict[str, Any]]:
+        if self.url is None:
+            with contextlib.closing(sqlite3.connect(self.path)) as conn:
+                conn.row_factory = sqlite3.Row
+                return [dict(row) for row in conn.execute(sql, params)]
+        import psycopg
+        from psycopg.rows import dict_row
+
+        with psycopg.connect(self.url, row_factory=dict_row) as conn:
+            return list(conn.execute(sql.replace("?", "%s"), params))
+
+    def scalar(self, sql: str, *params: object) -> Any:
+        return next(iter(self.rows(sql, *params)[0].values()))
+
+    def counts(self, *tables: str) -> dict[str, int]:
+        return {table: self.scalar(f"SELECT count(*) FROM {table}") for table in tables}
+
+    def check_integrity(self) -> None:
+        """SQLite's integrity check; on PostgreSQL, amcheck's: every B-tree index agrees with its table's rows."""
+        if self.url is None:
+            assert self.scalar("PRAGMA integrity_check") == "ok"
+            return
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+            checked = conn.execute(
+                "SELECT count(bt_index_check(c.oid, true)) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " JOIN pg_am am ON am.oid = c.relam WHERE am.amname = 'btree'"
+                " AND c.relnamespace = 'public'::regnamespace"
+            ).fetchone()
+            assert checked is not None and checked[0] > 10  # raises on an index that disagrees with its table
+
+    def writer_is_busy(self) -> bool:
+        """Whether a connection holds the database's write transaction."""
+        if self.url is None:
+            return writer_is_busy(self.path)
+        return bool(self.scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                                " AND objid = ?", WRITER_LOCK))  # fmt: skip
+
+
+def serving(tmp_path: Path, database_url: str | None, **env: str) -> Server:
+    """A server on the test's database: SQLite in its data directory, or the session's PostgreSQL."""
+    if database_url is not None:
+        env["SECMGR_DATABASE_URL"] = database_url
+    return Server(tmp_path / "data", tmp_path / "server.log", **env)
 
 
 def job_state(client: httpx.Client, job_id: int) -> Callable[[], dict]:
@@ -125,19 +182,18 @@ def writer_is_busy(path: Path) -> bool:
         return False
 
 
-def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> None:
+def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path, database_url: str | None) -> None:
     # No job threads: while the import runs, no other writer can hold the write transaction.
-    server = Server(tmp_path / "data", tmp_path / "server.log", SECMGR_JOB_WORKERS="0").start()
-    db_file = server.data_dir / "secmgr.db"
+    server = serving(tmp_path, database_url, SECMGR_JOB_WORKERS="0").start()
+    store = Store(server)
     try:
         client = server.client(server.token())
         earlier, target = setup_repos(client, tmp_path / "repos", ["earlier", "target"])
         n = 3000
         assert client.post(f"/import/secrets?format=gitleaks&repo_id={earlier}", content=report("old", n)).json()[
             "created"] == n  # fmt: skip
-        with database(server) as conn:
-            before = counts(conn, "users", "vcs", "repos", "groups", "allowlists", "jobs")
-        assert not writer_is_busy(db_file)
+        before = store.counts("users", "vcs", "repos", "groups", "allowlists", "jobs")
+        assert not store.writer_is_busy()
 
         answered: list[int] = []
 
@@ -151,7 +207,7 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
         thread = threading.Thread(target=doomed)
         thread.start()
         deadline = time.monotonic() + 60
-        while not writer_is_busy(db_file):  # the import has begun writing and not yet committed
+        while not store.writer_is_busy():  # the import has begun writing and not yet committed
             assert time.monotonic() < deadline and thread.is_alive(), answered
             time.sleep(0.001)
         server.kill()
@@ -159,13 +215,11 @@ def test_sigkill_in_the_middle_of_an_import_keeps_it_whole(tmp_path: Path) -> No
         assert answered == []  # the kill came while the import was in flight
     finally:
         server.stop()
-    with database(server) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        stored = conn.execute("SELECT count(*) FROM secrets WHERE repository_id = ?", (target,)).fetchone()[0]
-        assert stored == 0  # not at all, since it had not committed
-        assert conn.execute("SELECT count(*) FROM secrets WHERE repository_id = ?", (earlier,)).fetchone()[0] == n
-        assert counts(conn, "users", "vcs", "repos", "groups", "allowlists", "jobs") == before
-        assert conn.execute("SELECT count(*) FROM incidents WHERE repository_id = ?", (target,)).fetchone()[0] == 0
+    store.check_integrity()
+    assert store.scalar("SELECT count(*) FROM secrets WHERE repository_id = ?", target) == 0  # it had not committed
+    assert store.scalar("SELECT count(*) FROM secrets WHERE repository_id = ?", earlier) == n
+    assert store.counts("users", "vcs", "repos", "groups", "allowlists", "jobs") == before
+    assert store.scalar("SELECT count(*) FROM incidents WHERE repository_id = ?", target) == 0
     with server:
         client = server.client(server.token())
         again = client.post(f"/import/secrets?format=gitleaks&repo_id={target}", content=report("doomed", n))
@@ -191,10 +245,13 @@ def history(repo: Path, commits: int, secrets_every: int) -> int:
     return planted
 
 
-def test_sigkill_during_a_fetch_job_requeues_it_and_nothing_is_duplicated(tmp_path: Path) -> None:
+def test_sigkill_during_a_fetch_job_requeues_it_and_nothing_is_duplicated(
+    tmp_path: Path, database_url: str | None
+) -> None:
     root = tmp_path / "repos"
     planted = sum(history(root / name, 2000, 25) for name in ["one", "two", "three", "four", "five", "six"])
-    server = Server(tmp_path / "data", tmp_path / "server.log", SECMGR_JOB_WORKERS="1").start()
+    server = serving(tmp_path, database_url, SECMGR_JOB_WORKERS="1").start()
+    store = Store(server)
     try:
         client = server.client(server.token())
         vc = client.post("/vc/", json={"name": "local", "type": "local", "url": str(root)}).json()
@@ -205,25 +262,22 @@ def test_sigkill_during_a_fetch_job_requeues_it_and_nothing_is_duplicated(tmp_pa
         server.kill()
     finally:
         server.stop()
-    with database(server) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        interrupted = conn.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()[0]
-        assert interrupted == "running"  # as the crash left it, until the next start
+    store.check_integrity()
+    assert store.scalar("SELECT status FROM jobs WHERE id = ?", job_id) == "running"  # until the next start
     with server:
         client = server.client(server.token())
         job = finished(job_state(client, job_id))
         assert job["status"] == "completed" and job["attempts"] == 2, job
         total = client.get("/secrets/?limit=1").json()["total"]
         assert total == planted  # re-running found each one once
-    with database(server) as conn:
-        duplicates = conn.execute(
-            "SELECT count(*) FROM (SELECT repository_id, fingerprint FROM secrets GROUP BY 1, 2 HAVING count(*) > 1)"
-        ).fetchone()[0]
-        assert duplicates == 0
+    duplicates = store.scalar(
+        "SELECT count(*) FROM (SELECT repository_id, fingerprint FROM secrets GROUP BY 1, 2 HAVING count(*) > 1) d"
+    )
+    assert duplicates == 0
 
 
-def test_sixteen_concurrent_clients(tmp_path: Path) -> None:
-    server = Server(tmp_path / "data", tmp_path / "server.log").start()
+def test_sixteen_concurrent_clients(tmp_path: Path, database_url: str | None) -> None:
+    server = serving(tmp_path, database_url).start()
     statuses: Counter[int] = Counter()
     problems: list[str] = []
     try:
@@ -272,44 +326,47 @@ def test_sixteen_concurrent_clients(tmp_path: Path) -> None:
     assert problems == [], problems
     assert sum(statuses.values()) > 100 and not any(code >= 500 for code in statuses)
     assert "database is locked" not in server.log.read_text()
-    with database(server) as conn:
-        conn.row_factory = sqlite3.Row
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        # Stored counts agree with the rows they count.
-        for repo in conn.execute("SELECT id, secret_count FROM repos"):
-            assert repo["secret_count"] == conn.execute(
-                "SELECT count(*) FROM secrets WHERE repository_id = ?", (repo["id"],)).fetchone()[0]  # fmt: skip
-        wrong_repo_count = conn.execute(
-            "SELECT count(*) FROM secrets s WHERE repo_count != (SELECT count(DISTINCT repository_id) FROM secrets o"
-            " WHERE o.secret_hash = s.secret_hash)"
-        ).fetchone()[0]
-        assert wrong_repo_count == 0
-        # One incident per value per repository that has an occurrence no allowlist covers; none for others.
-        without = conn.execute(
-            "SELECT count(*) FROM (SELECT DISTINCT repository_id, secret_hash FROM secrets WHERE whitelisted = 0) p"
-            " WHERE NOT EXISTS (SELECT 1 FROM incidents i WHERE i.type = 'secret'"
-            " AND i.repository_id = p.repository_id AND i.key = p.secret_hash)"
-        ).fetchone()[0]
-        assert without == 0
-        orphans = conn.execute(
-            "SELECT count(*) FROM incidents i WHERE i.type = 'secret' AND NOT EXISTS (SELECT 1 FROM secrets s"
-            " WHERE s.repository_id = i.repository_id AND s.secret_hash = i.key)"
-        ).fetchone()[0]
-        assert orphans == 0
-        # A finding is whitelisted exactly when an active allowlist covers it.
-        covered = (
-            "EXISTS (SELECT 1 FROM allowlists a JOIN allowlist_repos ar ON ar.allowlist_id = a.id"
-            " WHERE a.active = 1 AND a.type = 'secret' AND a.name = s.secret AND ar.repo_id = s.repository_id)"
-        )
-        mismatched = conn.execute(f"SELECT count(*) FROM secrets s WHERE s.whitelisted != ({covered})").fetchone()[0]
-        assert mismatched == 0
+    store = Store(server)
+    store.check_integrity()
+    # Stored counts agree with the rows they count.
+    for repo in store.rows("SELECT id, secret_count FROM repos"):
+        assert repo["secret_count"] == store.scalar("SELECT count(*) FROM secrets WHERE repository_id = ?", repo["id"])
+    wrong_repo_count = store.scalar(
+        "SELECT count(*) FROM secrets s WHERE repo_count != (SELECT count(DISTINCT repository_id) FROM secrets o"
+        " WHERE o.secret_hash = s.secret_hash)"
+    )
+    assert wrong_repo_count == 0
+    # One incident per value per repository that has an occurrence no allowlist covers; none for others.
+    without = store.scalar(
+        "SELECT count(*) FROM (SELECT DISTINCT repository_id, secret_hash FROM secrets WHERE whitelisted = 0) p"
+        " WHERE NOT EXISTS (SELECT 1 FROM incidents i WHERE i.type = 'secret'"
+        " AND i.repository_id = p.repository_id AND i.key = p.secret_hash)"
+    )
+    assert without == 0
+    orphans = store.scalar(
+        "SELECT count(*) FROM incidents i WHERE i.type = 'secret' AND NOT EXISTS (SELECT 1 FROM secrets s"
+        " WHERE s.repository_id = i.repository_id AND s.secret_hash = i.key)"
+    )
+    assert orphans == 0
+    # A finding is whitelisted exactly when an active allowlist covers it.
+    covered = (
+        "EXISTS (SELECT 1 FROM allowlists a JOIN allowlist_repos ar ON ar.allowlist_id = a.id"
+        " WHERE a.active = 1 AND a.type = 'secret' AND a.name = s.secret AND ar.repo_id = s.repository_id)"
+    )
+    assert (
+        store.scalar(f"SELECT count(*) FROM secrets s WHERE s.whitelisted != (CASE WHEN {covered} THEN 1 ELSE 0 END)")
+        == 0
+    )
 
 
-def test_logs_of_a_full_scenario_hold_no_secret(tmp_path: Path) -> None:
+def test_logs_of_a_full_scenario_hold_no_secret(tmp_path: Path, database_url: str | None) -> None:
     password, wrong = "user-password-Kx81", "wrong-password-Zt44"
     token_value, webhook_secret = "glpat-TOKENVALUE1234567890", "webhook-secret-Pq92"
     secret_value = "sk_live_" + "51HxQzTestValue0000abcd"
-    server = Server(tmp_path / "data", tmp_path / "server.log").start()
+    database_password = "database-password-Vb63"  # in the URL; the test server trusts local connections anyway
+    if database_url is not None:
+        database_url = database_url.replace("postgresql://secmgr@", f"postgresql://secmgr:{database_password}@")
+    server = serving(tmp_path, database_url).start()
     try:
         admin = server.client(server.token())
         dev_id = admin.post("/users/", json={"username": "dev", "user_email": "dev@example.com",
@@ -339,7 +396,8 @@ def test_logs_of_a_full_scenario_hold_no_secret(tmp_path: Path) -> None:
     finally:
         server.stop()
     log = server.log.read_text()
-    for value in (password, wrong, token_value, webhook_secret, secret_value, secret_value[:20], "new-password-Mn77"):
+    for value in (password, wrong, token_value, webhook_secret, secret_value, secret_value[:20], "new-password-Mn77",
+                  database_password):  # fmt: skip
         assert value not in log, value
     assert re.search(rf"{request_id} GET /repo/ 200", log), log[-2000:]
     access = [line for line in log.splitlines() if "secmgr.access" in line]
