@@ -88,3 +88,39 @@ def test_hand_made_values_in_a_credential_slot_are_low(text: str, rule: str, con
 )
 def test_stand_ins_in_a_credential_slot_are_dropped(text: str) -> None:
     assert DETECTOR.scan_document(text, "conf.txt") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [
+        # what stands in for a provider's token whatever its shape
+        ("a1b2c3d4e5f6g7h8i9j0", "placeholder"), ("AB12CD34EF56GH78", "placeholder"),  # counting from a and 1
+        ("abcdefghijklmnopqrstuvwxyz123456", "placeholder"), ("xyzxyzxyzxyzxyzxyz", "placeholder"),
+        ("ZZZZZZZZ91", "placeholder"), ("${DIFFBOT_TOKEN}", "placeholder"), ("your-diffbot-token-here", "placeholder"),
+        # typed by hand, yet in the provider's shape: kept, at low confidence
+        ("q9r8s7t6u5v4w3x2y1z0q9r8", "contrived"), ("tuv987wxy654_zab321cde098", "contrived"),
+        ("mnop5678qrst9012uvwx3456", "contrived"), ("Rk7pW2qZ9dLmNoPqRsTuVwXyZ", "contrived"),
+        ("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1", None),
+    ],
+)  # fmt: skip
+def test_provider_signal(value: str, signal: str | None) -> None:
+    assert filters.provider_signal(value) == signal
+
+
+def test_provider_value_validator() -> None:
+    judge = VALIDATORS["provider-value"]
+    assert judge("a1b2c3d4e5f6g7h8i9j0") is None and judge("q9r8s7t6u5v4w3x2y1z0q9r8") == "low"
+    assert judge("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1") == "high"
+
+
+@pytest.mark.parametrize(
+    ("text", "confidence"),
+    [
+        ("DIFFBOT_TOKEN=q9r8s7t6u5v4w3x2y1z0q9r8s7t6u5v4", "low"),  # hand-made, under the provider's name
+        ("DIFFBOT_TOKEN=Vq7XkRn2LpW9sZc4Tm0YhJd8GfB3aEu6", "medium"),
+        ("DIFFBOT_TOKEN=abcdefghijklmnopqrstuvwxyz123456", None),
+    ],
+)
+def test_hand_made_values_of_a_providers_shape_are_low(text: str, confidence: str | None) -> None:
+    found = [m.confidence for m in DETECTOR.scan_document(text, "app.env") if m.rule.id == "saas-api-key-in-context"]
+    assert found == ([confidence] if confidence else [])

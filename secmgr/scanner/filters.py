@@ -1,7 +1,9 @@
 """What is not a secret although it sits where one could: placeholders, templates, code, example values, words.
 
-`is_placeholder` applies to every rule's secret; `looks_like_code` and `wordy` to generic (name = value) matches,
-whose value is only known to be a secret by what it looks like.
+`is_placeholder` applies to every rule's secret, except the provider rules' (`provider_signal`: their shape already
+says what a value is, so only what certainly stands in is dropped) and credential slots' (`slot_signal`);
+`looks_like_code` and `wordy` to generic (name = value) matches, whose value is only known to be a secret by what it
+looks like.
 """
 
 from __future__ import annotations
@@ -150,6 +152,46 @@ def placeholder_signal(value: str) -> str | None:
     if _uuid_with_non_hex(value):
         return "contrived"
     return None
+
+
+# Counting from the start of the alphabet and the digits at once: what a person types to mean "a value goes here".
+COUNTING_FROM_START = re.compile(r"a1b2c3|1a2b3c|ab12cd34|12ab34cd|abc123def|abcd1234|1234abcd", re.IGNORECASE)
+WALKED = 0.8  # of steps that walk or repeat: a value that is nothing but a walk (abcdefghijklmnop123456)
+
+
+def provider_signal(value: str) -> str | None:
+    """`placeholder_signal` for a value of a provider's own shape (its prefix, or its length and alphabet next to
+    its name): there the shape already says what the value is for, so only what certainly stands in is a
+    placeholder (a template, an example word, a run, a repeated unit, counting from a and 1, a value that is all
+    walk); a value merely typed by hand (z9y8x7w6, aB1cD2eF, a random start padded by a walk) is `contrived`."""
+    signal = placeholder_signal(value)
+    if signal != "placeholder" or _certainly_stands_in(value):
+        return signal
+    return "contrived"
+
+
+def _certainly_stands_in(value: str) -> bool:
+    lowered = value.lower()
+    if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
+        return True
+    if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
+        return True
+    if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
+        return True  # a long value is judged by words said over and over, not once
+    if len(value) <= 200 and (says_stand_in(value) or COUNTING_FROM_START.search(value)) or _keyboard_row(value):
+        return True
+    body = _body(value)
+    if len(body) >= 8 and len(set(body.lower())) <= 3 or re.search(r"(.)\1{7}", body):
+        return True
+    return len(body) >= 6 and (_repeats_a_unit(body) or _sequential_fraction(body.lower()) >= WALKED)
+
+
+def _body(value: str) -> str:
+    """What to judge a token by: its longest part between separators (a prefix says nothing about the body), or
+    all its letters and digits when the value is made of several short parts (ab12-cd34-ef56)."""
+    core = max(re.split(r"[_\-/.:]", value), key=len)
+    whole = re.sub(r"[^A-Za-z0-9]", "", value)
+    return whole if len(core) * 2 < len(whole) else re.sub(r"[^A-Za-z0-9]", "", core)
 
 
 # Values that only name what belongs in the slot, or say that nothing is there.

@@ -125,3 +125,15 @@ def password_slot(secret: str) -> str | None:
     if signal == "placeholder":
         return None
     return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"
+
+
+@validator("provider-value")
+def provider_value(secret: str) -> str | None:
+    """A value of a provider's own shape (its prefix, or its length and alphabet next to its name): dropped when it
+    certainly stands in for one, `low` when it looks typed by hand, else `high` (capped at the rule's confidence).
+    A rule naming this validator sets `placeholders = false`: the shared filter drops what is only hand-made, and
+    the corpora of published test data hold many hand-made values given as real ones."""
+    signal = filters.provider_signal(secret)
+    if signal == "placeholder":
+        return None
+    return "low" if signal == "contrived" else "high"
