@@ -111,6 +111,9 @@ def test_provider_value_validator() -> None:
     judge = VALIDATORS["provider-value"]
     assert judge("a1b2c3d4e5f6g7h8i9j0") is None and judge("q9r8s7t6u5v4w3x2y1z0q9r8") == "low"
     assert judge("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1") == "high"
+    dropbox = VALIDATORS["dropbox-long-lived"]  # ten A after 11 characters belong to the format, not a run
+    assert dropbox("Hc4Jp9Sd1FgAAAAAAAAAAKb3Mt8Wq5Ey0Ru2Io7Pa4Lz9CxV6nB1mZ7rT3yU8eW") == "high"
+    assert dropbox("A" * 64) is None
 
 
 @pytest.mark.parametrize(

@@ -137,3 +137,11 @@ def provider_value(secret: str) -> str | None:
     if signal == "placeholder":
         return None
     return "low" if signal == "contrived" else "high"
+
+
+@validator("dropbox-long-lived")
+def dropbox_long_lived(secret: str) -> str | None:
+    """A Dropbox long-lived token: the ten `A`s after its first 11 characters are the format's own, so only the
+    rest is judged (as `provider-value` judges a token)."""
+    body = secret[:11] + secret[21:] if secret[11:21] == "A" * 10 else secret
+    return provider_value(body)
