@@ -145,3 +145,12 @@ def dropbox_long_lived(secret: str) -> str | None:
     rest is judged (as `provider-value` judges a token)."""
     body = secret[:11] + secret[21:] if secret[11:21] == "A" * 10 else secret
     return provider_value(body)
+
+
+@validator("telegram-bot-token")
+def telegram_bot_token(secret: str) -> str | None:
+    """A Telegram bot token, `<bot id>:<secret>`: the id is public and only the part after the colon is judged; an
+    id that counts (12345678) says the token was typed for an example, so it is `low` at most."""
+    bot_id, _, token = secret.partition(":")
+    verdict = provider_value(token)
+    return "low" if verdict == "high" and filters.placeholder_signal(bot_id) is not None else verdict

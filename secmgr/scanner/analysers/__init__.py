@@ -28,7 +28,7 @@ class Candidate:
 
 # Analysers that read lines holding no keyword (a key's body, a manifest's values), so history hands them whole
 # file diffs rather than the lines a keyword prefilter kept.
-WHOLE_TEXT_ANALYSERS = frozenset({"private-key", "kubernetes-secret"})
+WHOLE_TEXT_ANALYSERS = frozenset({"private-key", "private-key-body", "kubernetes-secret"})
 # Analysers that read a file whole because of its name (its lines hold no keyword at all).
 WHOLE_FILE_PATHS: dict[str, Callable[[str], bool]] = {
     "pgpass": lambda path: path.rsplit("/", 1)[-1].lower().endswith("pgpass"),
@@ -37,6 +37,26 @@ WHOLE_FILE_PATHS: dict[str, Callable[[str], bool]] = {
 # Analysers whose candidates all start on a line holding one of these words (ASCII case ignored): given a third
 # argument, the indices of such lines (and of every line that is not ASCII), they read only those.
 LINE_WORDS: dict[str, frozenset[str]] = {}
+
+
+@dataclass(frozen=True)
+class LineGate:
+    """Where an analyser can start a candidate, as Hyperscan expressions (bytes, ASCII case ignored, never across a
+    newline): in an ASCII line none of them matches it starts none. Given a third argument, the indices of the lines
+    that matched (and of every line that is not ASCII), it reads only those.
+
+    `elsewhere` expressions count only for the paths `counts_elsewhere` accepts; from a line a `reaching` expression
+    matched, the analyser also reads the `below` lines after it.
+    """
+
+    expressions: tuple[str, ...]
+    elsewhere: tuple[str, ...] = ()
+    counts_elsewhere: Callable[[str], bool] = lambda path: True
+    reaching: tuple[str, ...] = ()
+    below: int = 0
+
+
+LINE_GATES: dict[str, LineGate] = {}
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

@@ -1,4 +1,5 @@
-"""Private keys with a body: PEM (PKCS#1, PKCS#8, EC, DSA, encrypted), OpenSSH, PGP and PuTTY files.
+"""Private keys with a body: PEM (PKCS#1, PKCS#8, EC, DSA, encrypted), OpenSSH, PGP and PuTTY files, and the base64
+body of a PKCS#1, PKCS#8 or SEC1 key without its markers (in XML, a .NET config, a string).
 
 A marker alone (`-----BEGIN RSA PRIVATE KEY-----` as a constant in code), a stub (`...`, `<key>`) or a body too short
 to be a key is not a finding. Keys written on one line with `\\n` escapes (JSON, .env) count like real lines.
@@ -18,6 +19,13 @@ HEADER_LINE = re.compile(r"^[A-Za-z-]+: ")
 PUTTY = re.compile(r"^PuTTY-User-Key-File-\d+: ")
 PUTTY_LINES = re.compile(r"^Private-Lines: (\d+)")
 MIN_BODY = 64  # base64 characters: the smallest real private key (Ed25519 PKCS#8) has 64
+# How base64 writes the DER opening of a private key: PKCS#1 RSA (a SEQUENCE, version 0, the modulus), PKCS#8
+# (version 0, an algorithm identifier), SEC1 EC (version 1, the private octets), Ed25519 PKCS#8.
+BARE_OPENING = re.compile(
+    r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{3}IBAA[JK]|MII[A-Za-z0-9+/]{3}IBADAN|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49"
+    r"|MHcCAQEEI|MC4CAQAwBQYDK2Vw)"
+)
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 ESCAPED_NEWLINE = re.compile(r"(?:\\+r)?\\+n")
@@ -73,6 +81,28 @@ def private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                                 begin.group())  # fmt: skip
         if PUTTY.match(line):
             yield from _putty(lines, index)
+
+
+@analyser("private-key-body")
+def bare_private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
+    """A private key's base64 body without its markers; one inside PEM markers is the `private-key` rule's."""
+    for index, line in enumerate(lines):
+        for opening in BARE_OPENING.finditer(line):
+            above = lines[max(0, index - 2) : index]
+            if "-----BEGIN" in line[: opening.start()] or any("PRIVATE KEY" in text for text in above):
+                continue
+            run = BASE64_RUN.match(line, opening.start())
+            assert run is not None
+            parts = [run.group()]
+            if not line[run.end() :].strip(" \t\"',"):  # the body goes on, line after line
+                for following in lines[index + 1 : index + 200]:
+                    text = following.strip().strip("\"',")
+                    if not text or not BODY_LINE.match(text):
+                        break
+                    parts.append(text)
+            body = "".join(parts)
+            if len(body) >= MIN_BODY and len(set(body)) > 16:
+                yield Candidate("private-key-body", index, opening.start(), body, "medium", line.strip()[:2000])
 
 
 def _putty(lines: Sequence[str], index: int) -> Iterator[Candidate]:
