@@ -139,6 +139,33 @@ def test_hyperscan_prefilters_change_no_finding() -> None:
     assert found > 1000
 
 
+GATE_CASES = [
+    ("password = 'hunter22'\nkey = compute_key(value)\nsig = inspect.signature(fn)", "app.py"),
+    ('define("DB_PASSWORD", "Qm7Zr2Lx9K");\nsetPassword( "Qm7Zr2Lx9K" )\n$token ??= `Qm7Zr2Lx9K`', "wp-config.php"),
+    ("<password>Qm7Zr2Lx9K</password>\n<add key='ApiKey' value='Qm7Zr2Lx9Kp4'/>\n<@secret x='1'>Qm7Zr2Lx9K", "a.xml"),
+    ("db_password: !!str Qm7Zr2Lx9K\nsecret: |\n  Qm7Zr2Lx9Kp4Wv8T\nTOKEN is Qm7Zr2Lx9Kp4Wv8T\r", "c.yaml"),
+    ("export API_KEY=Qm7Zr2Lx9Kp4Wv8T\n-Dpassword=Qm7Zr2Lx9K\npass\tQm7Zr2Lx9K # caf\u00e9 key: Qm7Zr2Lx9K", "run.sh"),
+]
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_the_assignment_gate_keeps_every_candidate() -> None:
+    from secmgr.scanner.analysers.assignments import assignments
+
+    cases = [(p.read_text(), p.name.split("--")[-1]) for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
+    cases += [(e.text, e.path) for r in DETECTOR.rules for e in (*r.examples, *r.counterexamples)] + GATE_CASES
+    read = kept = found = 0
+    for text, path in cases:
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        text = "\n".join(lines)
+        gated = DETECTOR._gated_lines(text, path)["assignment"] | {i for i, x in enumerate(lines) if not x.isascii()}
+        every = list(assignments(lines, path))
+        assert list(assignments(lines, path, sorted(gated))) == every, (path, text)
+        read, kept, found = read + len(lines), kept + len(gated), found + len(every)
+    assert found > 500 and kept < read / 2
+    assert DETECTOR._gated_lines(GATE_CASES[0][0], "app.py")["assignment"] == {0}
+
+
 def test_colour_codes_around_a_token_are_matched_through() -> None:
     token = "ghp_" + "Qm7Zr2Lx9Kp4Wv8Tn3Hc" + "6Yb1Jd5Fs0Ga2Rw8"
     line = f"export GH=\x1b[1;93m{token}\x1b[0m # \x1b[2mdone\x1b[0m"

@@ -10,7 +10,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from . import decode, filters, prefilter
-from .analysers import LINE_WORDS, WHOLE_FILE_PATHS, WHOLE_TEXT_ANALYSERS, Analyser, Candidate, load_all
+from .analysers import (
+    LINE_GATES,
+    LINE_WORDS,
+    WHOLE_FILE_PATHS,
+    WHOLE_TEXT_ANALYSERS,
+    Analyser,
+    Candidate,
+    LineGate,
+    load_all,
+)
 from .rules import CONFIDENCE, INLINE_ALLOW, Rule, shannon_entropy
 from .validators import VALIDATORS
 
@@ -111,6 +120,7 @@ class Detector:
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
+        self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
 
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
@@ -175,7 +185,11 @@ class Detector:
             if not any(not r.keywords or any(k in lowered for k in r.keywords) for r in rules.values()):
                 continue
             gate = self._line_words.get(name)
-            if words is not None and gate is not None:
+            if words is not None and name in self.gates:
+                unjudged = (i for i, present in words.items() if present is None)
+                starts = sorted(self._gated_lines(text, path)[name].union(unjudged))
+                candidates = fn(lines, path, starts)  # type: ignore[call-arg]
+            elif words is not None and gate is not None:
                 starts = sorted(i for i, present in words.items() if present is None or not gate.isdisjoint(present))
                 candidates = fn(lines, path, starts)  # type: ignore[call-arg]
             else:
@@ -212,11 +226,33 @@ class Detector:
             words.update((i, None) for i, line_text in enumerate(lines) if not line_text.isascii())
         return words, accelerator.rules.possible(data) if by_line else set()
 
+    def _gated_lines(self, text: str, path: str) -> dict[str, set[int]]:
+        """For each analyser with a line gate, the lines where one of its expressions that count for `path`
+        matched (only ASCII lines are judged by them: the caller adds the others)."""
+        accelerator = self._accelerator or self._accelerate()
+        data = text.encode()
+        hits = accelerator.gates.ends(data)
+        hits.sort(key=lambda hit: hit[1])
+        lines: dict[str, set[int]] = {name: set() for name in self.gates}
+        line = position = 0
+        for expression, end in hits:  # a match is never empty and never holds a newline
+            line += data.count(b"\n", position, end - 1)
+            position = end - 1
+            name, elsewhere = accelerator.gate_of[expression]
+            if not elsewhere or self.gates[name].counts_elsewhere(path):
+                lines[name].add(line)
+        return lines
+
     def _accelerate(self) -> _Accelerator:
-        line_words = {w for gate in self._line_words.values() for w in gate}
+        line_words = {w for name, gate in self._line_words.items() if name not in self.gates for w in gate}
         words = sorted({k.encode() for rule in self.line_rules for k in rule.keywords} | line_words)
+        gate_of = [(name, elsewhere) for name, gate in self.gates.items()
+                   for elsewhere, expressions in ((False, (*gate.expressions, *gate.reaching)), (True, gate.elsewhere))
+                   for _ in expressions]  # fmt: skip
+        expressions = [e.encode() for gate in self.gates.values()
+                       for e in (*gate.expressions, *gate.reaching, *gate.elsewhere)]  # fmt: skip
         self._accelerator = _Accelerator(prefilter.Literals(words), prefilter.RuleFilter(
-            [rule.regex for rule in self.line_rules]))  # fmt: skip
+            [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of)  # fmt: skip
         return self._accelerator
 
     def _line_rules(
@@ -340,6 +376,8 @@ def _moved(match: Match, places: list[int]) -> Match:
 class _Accelerator:
     words: prefilter.Literals
     rules: prefilter.RuleFilter
+    gates: prefilter.Expressions
+    gate_of: list[tuple[str, bool]]  # for each expression of `gates`: its analyser, and whether it is `elsewhere`
 
 
 def _line_of(starts: list[int], offset: int) -> int:

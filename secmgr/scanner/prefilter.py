@@ -34,7 +34,7 @@ AVAILABLE = hyperscan is not None
 CATEGORIES = {
     C.CATEGORY_DIGIT: "0-9",
     C.CATEGORY_WORD: "0-9A-Za-z_",
-    C.CATEGORY_SPACE: "\\t\\n\\x0b\\x0c\\r \\x1c-\\x1f",
+    C.CATEGORY_SPACE: "\\t\\x0b\\x0c\\r \\x1c-\\x1f",  # and a newline, never within a line
 }
 NEGATED = {C.CATEGORY_NOT_DIGIT: C.CATEGORY_DIGIT, C.CATEGORY_NOT_WORD: C.CATEGORY_WORD,
            C.CATEGORY_NOT_SPACE: C.CATEGORY_SPACE}  # fmt: skip
@@ -57,32 +57,42 @@ def _caseless_ranges(low: int, high: int) -> list[tuple[int, int]]:
     return ranges
 
 
+def _without_newline(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    newline = 10
+    kept = [(lo, hi) for lo, hi in ranges if not lo <= newline <= hi]
+    for lo, hi in ranges:
+        if lo <= newline <= hi:
+            kept += [r for r in ((lo, newline - 1), (newline + 1, hi)) if r[0] <= r[1]]
+    return kept
+
+
 def _class(items: list[tuple[Any, Any]], caseless: bool) -> str:
+    """A class that never holds a newline (a line rule never sees one; a match stays within its line)."""
     negate = False
     parts: list[str] = []
     for op, value in items:
         if op is C.NEGATE:
             negate = True
-        elif op is C.LITERAL:
-            ranges = _caseless_ranges(value, value) if caseless else [(value, value)]
-            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges]
-        elif op is C.RANGE:
-            ranges = _caseless_ranges(*value) if caseless else [value]
-            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges]
+        elif op is C.LITERAL or op is C.RANGE:
+            low, high = (value, value) if op is C.LITERAL else value
+            ranges = _caseless_ranges(low, high) if caseless else [(low, high)]
+            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in _without_newline(ranges)]
         elif op is C.CATEGORY:
             if value in CATEGORIES:
                 parts.append(CATEGORIES[value])
             elif value in NEGATED:
                 if len(items) > 1:
                     raise Unsupported("a negated category inside a class")
-                return f"[^{CATEGORIES[NEGATED[value]]}]"
+                return f"[^{CATEGORIES[NEGATED[value]]}\\n]"
             else:
                 raise Unsupported(f"category {value}")
         else:
             raise Unsupported(f"class item {op}")
     if any(ord(p[0]) >= 0x80 for p in parts if p and not p.startswith("\\")):
         raise Unsupported("a non-ASCII character")
-    return ("[^" if negate else "[") + "".join(parts) + "]"
+    if not parts and not negate:
+        raise Unsupported("a class of a newline alone")
+    return ("[^" if negate else "[") + "".join(parts) + ("\\n]" if negate else "]")
 
 
 def _sequence(items: Any, caseless: bool) -> str:
@@ -126,9 +136,9 @@ def _node(op: Any, value: Any, caseless: bool) -> str:
         return ""  # a lookaround only removes matches
     if op is C.AT:
         if value in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
-            return "^"
+            return "^\\+?"  # a line of a file, or a line a diff adds
         if value in (C.AT_END, C.AT_END_STRING):
-            return "$"
+            return "\\r?$"  # a line's end, before or after a CR
         if value is C.AT_BOUNDARY:
             return "\\b"
         if value is C.AT_NON_BOUNDARY:
@@ -149,8 +159,12 @@ def _cache_dir() -> Path:
     return Path(base) / "secmgr" / "hyperscan"
 
 
-def _compile(expressions: Sequence[bytes], ids: Sequence[int], flags: int, literal: bool = False) -> Any:
-    """A block-mode database of `expressions`, from the cache when the same set was compiled before."""
+def _compile(
+    expressions: Sequence[bytes], ids: Sequence[int], flags: int | Sequence[int], literal: bool = False
+) -> Any:
+    """A block-mode database of `expressions` (flags for all, or each its own), from the cache when the same set was
+    compiled before."""
+    flags = flags if isinstance(flags, int) else list(flags)
     key = hashlib.sha256(
         repr((getattr(hyperscan, "__version__", ""), literal, flags, list(ids), list(expressions))).encode()
     )
@@ -161,7 +175,8 @@ def _compile(expressions: Sequence[bytes], ids: Sequence[int], flags: int, liter
         pass
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=list(expressions), ids=list(ids), elements=len(expressions),
-                     flags=[flags] * len(expressions), literal=literal)  # fmt: skip
+                     flags=[flags] * len(expressions) if isinstance(flags, int) else flags,
+                     literal=literal)  # fmt: skip
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         scratch = cached.with_suffix(f".{os.getpid()}.tmp")
@@ -172,10 +187,10 @@ def _compile(expressions: Sequence[bytes], ids: Sequence[int], flags: int, liter
     return database
 
 
-def _compilable(expressions: dict[int, bytes], flags: int) -> dict[int, bytes]:
+def _compilable(expressions: dict[int, bytes], flags: int | dict[int, int]) -> dict[int, bytes]:
     """The expressions Hyperscan takes (one it refuses, `Pattern is too large`, fails the whole set)."""
     try:
-        _compile(list(expressions.values()), list(expressions), flags)
+        _compile(list(expressions.values()), list(expressions), _flags_of(expressions, flags))
         return expressions
     except hyperscan.error:
         if len(expressions) == 1:
@@ -183,6 +198,26 @@ def _compilable(expressions: dict[int, bytes], flags: int) -> dict[int, bytes]:
     items = list(expressions.items())
     half = len(items) // 2
     return {**_compilable(dict(items[:half]), flags), **_compilable(dict(items[half:]), flags)}
+
+
+def _flags_of(expressions: dict[int, bytes], flags: int | dict[int, int]) -> int | list[int]:
+    return flags if isinstance(flags, int) else [flags[i] for i in expressions]
+
+
+def _usable(expressions: dict[int, bytes], flags: int | dict[int, int]) -> dict[int, bytes]:
+    """`_compilable`, remembered in the cache: finding which expressions fail means compiling many sets."""
+    key = hashlib.sha256(repr((sorted(expressions.items()), flags)).encode()).hexdigest()
+    marker = _cache_dir() / f"{key}.ids"
+    try:
+        return {int(i): expressions[int(i)] for i in marker.read_text().split()}
+    except (OSError, ValueError, KeyError):
+        usable = _compilable(expressions, flags) if expressions else {}
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(" ".join(map(str, usable)))
+    except OSError:
+        pass
+    return usable
 
 
 class _ScratchPerThread(threading.local):
@@ -256,6 +291,35 @@ class Literals:
         if self._database is not None and data:
             self._database.scan(data, match_event_handler=_collect_end, context=found, scratch=self._scratch.get())
         return found
+
+
+class Expressions(Literals):
+    """Every place one of a set of Hyperscan expressions (multi-line, ASCII case ignored) ends a match in a text."""
+
+    def __init__(self, expressions: Sequence[bytes]) -> None:
+        self.words = list(expressions)
+        flags = hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_MULTILINE
+        self._database = _compile(self.words, range(len(self.words)), flags) if self.words else None
+        self._scratch = _ScratchPerThread(self._database)
+
+
+class LineMarks(Literals):
+    """Every place a match of one of a set of expressions (multi-line, each with its own further flags) ends in a
+    text; `unusable` holds the positions of those Hyperscan would not compile."""
+
+    def __init__(self, expressions: Sequence[bytes], flags: Sequence[int]) -> None:
+        self.words = list(expressions)
+        numbered = dict(enumerate(self.words))
+        each = {i: flag | hyperscan.HS_FLAG_MULTILINE for i, flag in enumerate(flags)}
+        usable = _usable(numbered, each)
+        self.unusable = frozenset(numbered) - frozenset(usable)
+        self._database = _compile(list(usable.values()), list(usable), _flags_of(usable, each)) if usable else None
+        self._scratch = _ScratchPerThread(self._database)
+
+
+def literal(word: bytes) -> bytes:
+    """An expression matching `word` as it is written."""
+    return b"".join(bytes([c]) if chr(c).isalnum() and c < 0x80 else b"\\x%02x" % c for c in word)
 
 
 def _collect_end(identifier: int, start: int, end: int, flags: int, found: list[tuple[int, int]]) -> None:

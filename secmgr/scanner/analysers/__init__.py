@@ -46,14 +46,13 @@ class LineGate:
     that matched (and of every line that is not ASCII), it reads only those.
 
     `elsewhere` expressions count only for the paths `counts_elsewhere` accepts; from a line a `reaching` expression
-    matched, the analyser also reads the `below` lines after it.
+    matched, the analyser also reads lines below it.
     """
 
     expressions: tuple[str, ...]
     elsewhere: tuple[str, ...] = ()
     counts_elsewhere: Callable[[str], bool] = lambda path: True
     reaching: tuple[str, ...] = ()
-    below: int = 0
 
 
 LINE_GATES: dict[str, LineGate] = {}

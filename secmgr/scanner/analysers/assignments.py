@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import LINE_WORDS, Candidate, analyser
+from . import LINE_GATES, Candidate, LineGate, analyser
 
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
@@ -34,7 +34,6 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
-LINE_WORDS["assignment"] = frozenset(SECRET_WORDS)
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -68,7 +67,35 @@ YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
+XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
+
+
+def _gate() -> LineGate:
+    """The shapes `_at` can accept, loosened (Hyperscan syntax, on one ASCII line): a secret word, the rest of the
+    name, then a separator or a call's parenthesis and a value of six characters or more (quoted, or outside code
+    unquoted); an XML element or `value` attribute; a YAML block scalar, whose value is on the lines below."""
+    space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
+    word = "(?:" + "|".join(SECRET_WORDS) + ")"
+    name = word + r"[0-9A-Za-z_.$\-]*"
+    closing = r"[\"'`\]]*"
+    separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
+    tag = f"(?:!!?[A-Za-z]+{space}+)?"
+    quoted = r"""(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not needed to gate
+    unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
+    return LineGate(
+        expressions=(
+            f"{name}{closing}(?:{separator}|\\({space}*){tag}{quoted}",
+            f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
+            f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
+        ),
+        elsewhere=(f"{name}{closing}{separator}{tag}{unquoted}",),
+        counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
+        reaching=(f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",),
+    )
+
+
+LINE_GATES["assignment"] = _gate()
 
 
 def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
@@ -239,9 +266,6 @@ def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
     if close < 0:
         return end + 1, line[end + 1 :].strip()
     return end + 1, line[end + 1 : close]
-
-
-XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
 
 
 @analyser("assignment")
