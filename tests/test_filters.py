@@ -112,8 +112,18 @@ def test_provider_value_validator() -> None:
     assert judge("a1b2c3d4e5f6g7h8i9j0") is None and judge("q9r8s7t6u5v4w3x2y1z0q9r8") == "low"
     assert judge("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1") == "high"
     dropbox = VALIDATORS["dropbox-long-lived"]  # ten A after 11 characters belong to the format, not a run
-    assert dropbox("Hc4Jp9Sd1FgAAAAAAAAAAKb3Mt8Wq5Ey0Ru2Io7Pa4Lz9CxV6nB1mZ7rT3yU8eW") == "high"
+    assert dropbox("Hc4Jp9Sd1FgAAAAAAAAAAKb3Mt8Wq5Ey0Ru2Io7Pa4Lz9CxV6nB1mZ7rT3yU8eWq") == "high"
     assert dropbox("A" * 64) is None
+    prefixed = VALIDATORS["body-after-prefix"]  # sk_test_ names Clerk's environment; the body is what is judged
+    assert prefixed("sk_test_Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Ks8Ne") == "high" and prefixed("sk_test_" + "x" * 32) is None
+
+
+def test_key_bytes_validator() -> None:
+    judge = VALIDATORS["key-bytes"]
+    assert judge("0x7c, 0xe1, 0x3a, 0x90, 0x5f, 0x28, 0xb4, 0x0d, 0xc6, 0x71, 0x9e, 0x43") == "medium"
+    assert judge(", ".join(["0x00"] * 16)) is None  # zeros
+    assert judge(", ".join(f"0x{i:02x}" for i in range(16))) is None  # counting
+    assert judge("16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024") is None  # sizes, not bytes in hex
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import string
 import struct
 import zlib
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from . import filters
 from .registry import registrar
 
+ENVIRONMENT_PREFIX = re.compile(r"^[a-z]{2,8}_(?:live|test|prod|dev|sandbox)_")
 BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 
 Validator = Callable[[str], "str | None"]
@@ -154,3 +156,26 @@ def telegram_bot_token(secret: str) -> str | None:
     bot_id, _, token = secret.partition(":")
     verdict = provider_value(token)
     return "low" if verdict == "high" and filters.placeholder_signal(bot_id) is not None else verdict
+
+
+@validator("body-after-prefix")
+def body_after_prefix(secret: str) -> str | None:
+    """A token whose prefix names its environment (Clerk's `sk_test_`, `sk_live_`): the prefix is the format's, so
+    only the body after it is judged (as `provider-value` judges a token)."""
+    return provider_value(ENVIRONMENT_PREFIX.sub("", secret, count=1))
+
+
+BYTE = re.compile(r"0x[0-9a-fA-F]{1,2}|[0-9]{1,3}")
+
+
+@validator("key-bytes")
+def key_bytes(secret: str) -> str | None:
+    """A key written as a byte array (`{0x35, 0x9b, ...}`): most of its bytes in hex, and varied (a table of zeros
+    or a counting sequence is not key material)."""
+    values = BYTE.findall(secret)
+    hexadecimal = [v for v in values if v.lower().startswith("0x")]
+    numbers = [int(v, 16) if v.lower().startswith("0x") else int(v, 8 if v.startswith("0") else 10) for v in values]
+    if len(values) < 12 or len(hexadecimal) * 2 < len(values) or len(set(numbers)) < 8:
+        return None
+    counting = sum(1 for a, b in zip(numbers, numbers[1:], strict=False) if b - a == 1)
+    return None if counting * 2 >= len(numbers) else "medium"
