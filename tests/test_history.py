@@ -10,7 +10,8 @@ import pytest
 
 from secmgr.scanner import prefilter
 from secmgr.scanner.engine import Detector
-from secmgr.scanner.history import HEADER, GitLogError, findings, scan_log
+from secmgr.scanner.history import HEADER, STRUCTURE, GitLogError, _kept, _marked, findings, git_log, scan_log
+from secmgr.scanner.prefilter import Literals
 from secmgr.scanner.rules import default_rules, parse
 
 from .test_fetch import commit, git
@@ -164,3 +165,35 @@ def test_one_detector_scans_histories_side_by_side(tmp_path: Path) -> None:
     assert [len(found) for found in alone] == planted
     with ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(identities, repos * 3)) == alone * 3
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_lines_no_mark_holds_are_left_out_without_changing_a_finding(tmp_path: Path) -> None:
+    """History hands on only the keyword lines a mark (Detector.line_marks) matched: every fixture, and the cases
+    where a line matters beyond itself (a block scalar's value below, CRLF ends, text that is not ASCII, colours,
+    encoded values) give the findings the unfiltered keyword lines give."""
+    from .test_detection import FIXTURES
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files = {p.name.replace("--", "-"): p.read_text() for p in sorted(FIXTURES.rglob("*")) if p.is_file()}
+    files["values.yaml"] = "password |\n  Qm7Zr2Lx9Kp4Wv8Tn3Hc\nsecret: >-\n  Vt4Nq8Lm2Zx6Pc9Rk3Ws\n"
+    files["crlf.ini"] = f"[auth]\r\npassword = Qm7Zr2Lx9Kp4\r\ntoken={TOKEN_A}\r\n"
+    files["cafe.txt"] = f"caf\u00e9 token: {TOKEN_B}\nna\u00efve password = 'Qm7Zr2Lx9Kp4'\n"
+    files["build.log"] = f"export GH=\x1b[1;93m{TOKEN_A}\x1b[0m\n"
+    files["encoded.env"] = "AUTH=Z2hwX1FtN1pyMkx4OUtwNFd2OFRuM0hjNlliMUpkNUZzMEdhMlJ3OA==\nDSN=u%3AQm7Zr2Lx9Kp4%40h\n"
+    scanner = Path(__file__).resolve().parent.parent / "secmgr" / "scanner"
+    files |= {f"src/{p.name}": p.read_text() for p in sorted(scanner.glob("*.py"))}  # code full of `key`, `pass`
+    commit(repo, files, "every case")
+    fast, pure = Detector(default_rules()), Detector(default_rules(), accelerate=False)
+    found = findings_of(repo, fast)
+    assert found == findings_of(repo, pure)
+    assert {f["file"] for f in found} >= {"values.yaml", "crlf.ini", "cafe.txt", "build.log", "encoded.env"}
+    with git_log(repo) as process:
+        text = process.stdout.read()  # type: ignore[union-attr]
+    keyword_lines = Literals(sorted({p.encode() for p in (*STRUCTURE, *fast.keywords, *fast.encoded_keywords)}))
+    marked = fast.line_marks(STRUCTURE)
+    assert marked is not None
+    kept = _kept(text, _marked(text, *marked), keyword_lines)
+    assert len(kept) < len({text.rfind(b"\n", 0, end) + 1 for _, end in keyword_lines.ends(text)}) / 2

@@ -121,6 +121,7 @@ class Detector:
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
+        self._marks: dict[tuple[str, ...], tuple[prefilter.LineMarks, frozenset[int]]] = {}
 
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
@@ -134,6 +135,42 @@ class Detector:
         if any(keyword in lowered for keyword in self._context):
             return True
         return (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None
+
+    def line_marks(self, also: tuple[str, ...] = ()) -> tuple[prefilter.LineMarks, frozenset[int]] | None:
+        """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
+        it, or when an expression would not compile): a line rule's loosened expression (its keywords when it has
+        none), an analyser's gate (its rules' keywords when it has none), a keyword that makes a text be read
+        whole, a YAML block scalar, what the decoder reads, a byte that is not ASCII or starts a colour code. A
+        line none of them marks gives no finding and changes nothing in how other lines are read, but after a
+        line one of the positions returned with them (the gates' `reaching` expressions) matched. `also`: more
+        fixed strings that mark a line (ASCII case ignored)."""
+        if not self.accelerated or self.every_line:
+            return None
+        if also not in self._marks:
+            accelerator = self._accelerator or self._accelerate()
+            exact: list[str] = list(decode.MARKS)
+            caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]", "^[\\x80-\\xff]"]
+            for position, rule in enumerate(self.line_rules):
+                if position in accelerator.rules.always:
+                    caseless += [prefilter.literal(k.encode()).decode() for k in rule.keywords]
+                else:
+                    exact.append(accelerator.rules.expressions[position].decode())
+            reaching: list[str] = []
+            for name, (_, rules) in self.analysers.items():
+                gate = self.gates.get(name)
+                if gate is None:
+                    caseless += [prefilter.literal(k.encode()).decode() for r in rules.values() for k in r.keywords]
+                else:
+                    caseless += [*gate.expressions, *gate.elsewhere]
+                    reaching += gate.reaching
+            literals = (*self.context_keywords, "sealedsecret", *also)
+            caseless += [prefilter.literal(k.encode()).decode() for k in literals]
+            expressions = [e.encode() for e in (*exact, *caseless, *reaching)]
+            flags = [0] * len(exact) + [prefilter.CASELESS] * (len(caseless) + len(reaching))
+            marks = prefilter.LineMarks(expressions, flags)
+            self._marks[also] = (marks, frozenset(range(len(expressions) - len(reaching), len(expressions))))
+        marked = self._marks[also]
+        return marked if not marked[0].unusable else None
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""

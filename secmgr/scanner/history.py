@@ -8,7 +8,9 @@ then its added lines, so an added line's place follows from its number in the lo
 
 from __future__ import annotations
 
+import bisect
 import fcntl
+import itertools
 import os
 import queue
 import shutil
@@ -163,13 +165,18 @@ def _commit_blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[bytes]:
 
 
 def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozenset[str]) -> Iterator[SecretFinding]:
-    """The grep path's findings without grep: the lines holding a keyword, an encoded keyword or a piece of the
-    log's structure, found by Hyperscan, and whole file diffs taken from the log in hand."""
+    """The grep path's findings without grep: of the lines holding a keyword, an encoded keyword or a piece of the
+    log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
+    from the log in hand."""
     patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
     literals = prefilter.Literals(patterns)
+    marked = detector.line_marks(STRUCTURE)
     before = 0  # log lines in the pieces already read
     for block in _commit_blocks(stream):
-        starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
+        if marked is None:
+            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
+        else:
+            starts = _kept(block, _marked(block, *marked), literals)
         numbered: list[tuple[int, bytes]] = []
         diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
         number, counted = before + 1, 0
@@ -187,12 +194,41 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
             start = diffs.get(first)
             if start is None:
                 return []
-            end = block.find(b"\ndiff --git ", start) + 1 or len(block)
-            end = block.find(b"\n" + _HEADER, start, end) + 1 or end
-            segment = block[start:end]
+            segment = block[start : _diff_end(block, start)]
             return [line for _, found, added, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
 
         yield from findings(numbered, detector, ignored, whole_diff)
+
+
+def _diff_end(block: bytes, start: int) -> int:
+    """Where the file diff around `start` ends in the block."""
+    end = block.find(b"\ndiff --git ", start) + 1 or len(block)
+    return block.find(b"\n" + _HEADER, start, end) + 1 or end
+
+
+def _marked(block: bytes, marks: prefilter.LineMarks, reaching: frozenset[int]) -> set[int]:
+    """The starts of the lines a mark matched in, and of every line after one a reaching mark matched in to the end
+    of its file diff."""
+    starts: set[int] = set()
+    for mark, end in marks.ends(block):  # a mark's match is never empty and never holds a newline
+        start = block.rfind(b"\n", 0, end - 1) + 1
+        starts.add(start)
+        if mark in reaching:
+            stop, at = _diff_end(block, start), start
+            while 0 <= at < stop:
+                starts.add(at)
+                at = block.find(b"\n", at, stop) + 1 or -1
+    return starts
+
+
+def _kept(block: bytes, starts: set[int], literals: prefilter.Literals) -> list[int]:
+    """Of these lines, in order, those that hold one of `literals` (the lines the keyword filter keeps)."""
+    ordered = sorted(starts)
+    lines = [block[start : block.find(b"\n", start) % (len(block) + 1)] for start in ordered]
+    joined = b"\n".join(lines)
+    bounds = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    holding = {bisect.bisect_right(bounds, end - 1) - 1 for _, end in literals.ends(joined)}
+    return [ordered[i] for i in sorted(holding)]
 
 
 def _finish(git: subprocess.Popen[bytes], *others: subprocess.Popen[bytes]) -> None:

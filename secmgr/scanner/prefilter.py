@@ -30,6 +30,7 @@ from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as parser  # type: ignore[attr-defined]
 
 AVAILABLE = hyperscan is not None
+CASELESS = hyperscan.HS_FLAG_CASELESS if AVAILABLE else 0
 # Python's `\s` on ASCII also holds \x1c-\x1f; `\w` and `\d` on ASCII are the ASCII classes.
 CATEGORIES = {
     C.CATEGORY_DIGIT: "0-9",
@@ -250,17 +251,8 @@ class RuleFilter:
             except (Unsupported, re.error):
                 continue
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH
-        key = hashlib.sha256(repr(sorted(translated.items())).encode()).hexdigest()
-        marker = _cache_dir() / f"{key}.ids"
-        try:
-            usable = {int(i): translated[int(i)] for i in marker.read_text().split()}
-        except (OSError, ValueError, KeyError):
-            usable = _compilable(translated, flags) if translated else {}
-            try:
-                marker.parent.mkdir(parents=True, exist_ok=True)
-                marker.write_text(" ".join(map(str, usable)))
-            except OSError:
-                pass
+        usable = _usable(translated, flags)
+        self.expressions = usable
         self.always = frozenset(i for i in range(len(patterns)) if i not in usable)
         self._database = _compile(list(usable.values()), list(usable), flags) if usable else None
         self._scratch = _ScratchPerThread(self._database)
