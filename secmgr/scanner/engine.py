@@ -27,6 +27,7 @@ GENERIC = "generic-"
 # `password: |`: the value is on the lines below (searched in lines joined by newlines: no `\s`)
 BLOCK_SCALAR = r"[:=][ \t\r\f\v]*[|>][+-]?[0-9]?[ \t\r\f\v]*$"
 ANSI_COLOUR = re.compile("\x1b\\[[0-9;]*m")
+MARKED_BY_KEYWORDS = 100  # see Detector.line_marks
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -79,6 +80,9 @@ class Detector:
         self.min_confidence = _rank(min_confidence)
         self.line_rules = [r for r in self.rules if r.regex is not None and not r.multiline]
         self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
+        text_keywords = sorted({k for r in self.text_rules for k in r.keywords})
+        self._any_text_keyword = re.compile("|".join(map(re.escape, text_keywords)) or "(?!)")
+        self._keywordless_text_rules = [r for r in self.text_rules if not r.keywords]
         registry = load_all()
         unknown = [r.id for r in self.rules if r.analyser and r.analyser not in registry]
         if unknown:
@@ -112,6 +116,9 @@ class Detector:
         self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
         self._has_line_keywords = bool(line_keywords)
         self._any_keyword = re.compile("|".join(re.escape(k) for k in self.keywords) or "(?!)", re.IGNORECASE)
+        # The same test on an ASCII text, lower-cased: a trie of the keywords is many times faster.
+        ascii_keywords = all(k.isascii() for k in self.keywords)
+        self._any_keyword_lowered = re.compile(_trie(self.keywords) or "(?!)") if ascii_keywords else None
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
         self._rules_of_keyword: dict[bytes, set[int]] = {k: set() for k in encoded}
         for position, rule in enumerate(self.line_rules):
@@ -138,22 +145,26 @@ class Detector:
 
     def line_marks(self, also: tuple[str, ...] = ()) -> tuple[prefilter.LineMarks, frozenset[int]] | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
-        it, or when an expression would not compile): a line rule's loosened expression (its keywords when it has
-        none), an analyser's gate (its rules' keywords when it has none), a keyword that makes a text be read
-        whole, a YAML block scalar, what the decoder reads, a byte that is not ASCII or starts a colour code. A
-        line none of them marks gives no finding and changes nothing in how other lines are read, but after a
-        line one of the positions returned with them (the gates' `reaching` expressions) matched. `also`: more
-        fixed strings that mark a line (ASCII case ignored)."""
+        it, or when an expression would not compile): a line rule's loosened expression (or its keywords), an
+        analyser's gate (its rules' keywords when it has none), a keyword that makes a text be read whole, a YAML
+        block scalar, what the decoder reads, a byte that is not ASCII after one that is (a text's first line is
+        the caller's to keep), the start of a colour code. A line none of them marks gives no finding and changes
+        nothing in how other lines are read, but after a line one of the positions returned with them (the gates'
+        `reaching` expressions) matched. `also`: more fixed strings that mark a line (ASCII case ignored)."""
         if not self.accelerated or self.every_line:
             return None
         if also not in self._marks:
             accelerator = self._accelerator or self._accelerate()
             exact: list[str] = list(decode.MARKS)
-            caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]", "^[\\x80-\\xff]"]
+            # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
+            caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
             for position, rule in enumerate(self.line_rules):
-                if position in accelerator.rules.always:
+                # A rule without keywords names paths, whose diffs history reads whole. One naming a hundred
+                # providers (a long alternation Hyperscan is slow to scan for) is marked by its keywords, as is one
+                # whose expression Hyperscan does not take.
+                if position in accelerator.rules.always or len(rule.keywords) > MARKED_BY_KEYWORDS:
                     caseless += [prefilter.literal(k.encode()).decode() for k in rule.keywords]
-                else:
+                elif rule.keywords:
                     exact.append(accelerator.rules.expressions[position].decode())
             reaching: list[str] = []
             for name, (_, rules) in self.analysers.items():
@@ -240,6 +251,11 @@ class Detector:
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
+
+    def _holds_keyword(self, text: str) -> bool:
+        if self._any_keyword_lowered is not None and text.isascii():
+            return self._any_keyword_lowered.search(text.lower()) is not None
+        return self._any_keyword.search(text) is not None
 
     @staticmethod
     def _applies(rule: Rule, path: str) -> bool:
@@ -331,7 +347,10 @@ class Detector:
                 yield from self._accept(rule, candidate, line, path, commit)
 
     def _text_matches(self, text: str, lowered: str, allowed: set[int], path: str, commit: str) -> Iterator[Match]:
-        rules = [r for r in self.text_rules if not r.keywords or any(k in lowered for k in r.keywords)]
+        if self._any_text_keyword.search(lowered):
+            rules = [r for r in self.text_rules if not r.keywords or any(k in lowered for k in r.keywords)]
+        else:
+            rules = self._keywordless_text_rules
         rules = [r for r in rules if r.path is None or r.path.search(path)]
         if not rules:
             return
@@ -381,7 +400,7 @@ class Detector:
             if index in allowed:
                 continue
             for encoded in decode.encoded_values(line):
-                if not self._any_keyword.search(encoded.text) and not decode.looks_encoded(encoded.text):
+                if not self._holds_keyword(encoded.text) and not decode.looks_encoded(encoded.text):
                     continue
                 for match in self.scan_lines(encoded.text.split("\n"), path, commit, depth + 1):
                     how = encoded.how + (">" + match.decoded if match.decoded else "")

@@ -209,7 +209,7 @@ def _diff_end(block: bytes, start: int) -> int:
 def _marked(block: bytes, marks: prefilter.LineMarks, reaching: frozenset[int]) -> set[int]:
     """The starts of the lines a mark matched in, and of every line after one a reaching mark matched in to the end
     of its file diff."""
-    starts: set[int] = set()
+    starts = {0}  # the one line whose first byte no mark sees
     for mark, end in marks.ends(block):  # a mark's match is never empty and never holds a newline
         start = block.rfind(b"\n", 0, end - 1) + 1
         starts.add(start)
