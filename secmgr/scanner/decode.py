@@ -44,13 +44,23 @@ class Encoded:
     how: str
 
 
+# Characters that are never printable: controls but tab and line ends, and what stands for bytes that are not UTF-8.
+UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+HEX_ONLY = re.compile(r"[0-9A-Fa-f]+")
+
+
 def _text(raw: bytes | None) -> str | None:
     """Decoded bytes that read as text (UTF-8, almost all printable), else None."""
     if raw is None or len(raw) < 6:
         return None
     text = raw.decode("utf-8", "replace")
-    printable = sum(1 for char in text if (char.isprintable() and char != "\ufffd") or char in "\n\t\r")
-    return text if printable >= 0.95 * len(text) and any(c.isalpha() for c in text) else None
+    if not (text.isprintable() and "\ufffd" not in text):
+        if len(text) - len(UNPRINTABLE.findall(text)) < 0.95 * len(text):
+            return None  # most decoded bytes that are no text stop here, without a count of every character
+        printable = sum(1 for char in text if (char.isprintable() and char != "\ufffd") or char in "\n\t\r")
+        if printable < 0.95 * len(text):
+            return None
+    return text if any(c.isalpha() for c in text) else None
 
 
 CAPITAL, DIGIT = re.compile(r"[A-Z]"), re.compile(r"[0-9]")
@@ -100,7 +110,7 @@ def encoded_values(line: str) -> Iterator[Encoded]:
         value = found.group()
         if not _mixed(value) or len(value) > MAX_ENCODED or NOT_ENCODED_TEXT.search(line[: found.start()]):
             continue
-        if re.fullmatch(r"[0-9A-Fa-f]+", value):
+        if HEX_ONLY.fullmatch(value):
             continue  # hex, handled above
         text = _text(b64decode_loose(value))
         if text is not None:
