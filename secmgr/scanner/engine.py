@@ -6,7 +6,7 @@ entropy, the rule's allowlists, the placeholder filter, validation and a confide
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from . import decode, filters, prefilter
@@ -81,7 +81,7 @@ class Detector:
         self.line_rules = [r for r in self.rules if r.regex is not None and not r.multiline]
         self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
         text_keywords = sorted({k for r in self.text_rules for k in r.keywords})
-        self._any_text_keyword = re.compile("|".join(map(re.escape, text_keywords)) or "(?!)")
+        self._any_text_keyword = re.compile(_trie(text_keywords) or "(?!)")
         self._keywordless_text_rules = [r for r in self.text_rules if not r.keywords]
         registry = load_all()
         unknown = [r.id for r in self.rules if r.analyser and r.analyser not in registry]
@@ -128,7 +128,7 @@ class Detector:
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
-        self._marks: dict[tuple[str, ...], tuple[prefilter.LineMarks, frozenset[int]]] = {}
+        self._marks: dict[tuple[str, ...], LineMarking] = {}
 
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
@@ -143,14 +143,14 @@ class Detector:
             return True
         return (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None
 
-    def line_marks(self, also: tuple[str, ...] = ()) -> tuple[prefilter.LineMarks, frozenset[int]] | None:
+    def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
         it, or when an expression would not compile): a line rule's loosened expression (or its keywords), an
         analyser's gate (its rules' keywords when it has none), a keyword that makes a text be read whole, a YAML
         block scalar, what the decoder reads, a byte that is not ASCII after one that is (a text's first line is
         the caller's to keep), the start of a colour code. A line none of them marks gives no finding and changes
-        nothing in how other lines are read, but after a line one of the positions returned with them (the gates'
-        `reaching` expressions) matched. `also`: more fixed strings that mark a line (ASCII case ignored)."""
+        nothing in how other lines are read, but after a line a gate's `reaching` expression matched. `also`:
+        more fixed strings that mark a line (ASCII case ignored)."""
         if not self.accelerated or self.every_line:
             return None
         if also not in self._marks:
@@ -167,21 +167,27 @@ class Detector:
                 elif rule.keywords:
                     exact.append(accelerator.rules.expressions[position].decode())
             reaching: list[str] = []
+            elsewhere: list[tuple[str, Callable[[str], bool]]] = []
             for name, (_, rules) in self.analysers.items():
                 gate = self.gates.get(name)
                 if gate is None:
                     caseless += [prefilter.literal(k.encode()).decode() for r in rules.values() for k in r.keywords]
                 else:
-                    caseless += [*gate.expressions, *gate.elsewhere]
+                    caseless += gate.expressions
                     reaching += gate.reaching
+                    elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
             literals = (*self.context_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
-            expressions = [e.encode() for e in (*exact, *caseless, *reaching)]
-            flags = [0] * len(exact) + [prefilter.CASELESS] * (len(caseless) + len(reaching))
-            marks = prefilter.LineMarks(expressions, flags)
-            self._marks[also] = (marks, frozenset(range(len(expressions) - len(reaching), len(expressions))))
-        marked = self._marks[also]
-        return marked if not marked[0].unusable else None
+            expressions = [e.encode() for e in (*exact, *caseless, *reaching, *(e for e, _ in elsewhere))]
+            flags = [0] * len(exact) + [prefilter.CASELESS] * (len(expressions) - len(exact))
+            first = len(exact) + len(caseless)
+            self._marks[also] = LineMarking(
+                prefilter.LineMarks(expressions, flags),
+                frozenset(range(first, first + len(reaching))),
+                {first + len(reaching) + i: counts for i, (_, counts) in enumerate(elsewhere)},
+            )
+        marking = self._marks[also]
+        return marking if not marking.marks.unusable else None
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
@@ -426,6 +432,20 @@ def _moved(match: Match, places: list[int]) -> Match:
     start = places[match.start_column - 1] + 1
     end = places[max(match.end_column, match.start_column) - 1] + 1
     return replace(match, start_column=start, end_column=end)
+
+
+@dataclass(frozen=True)
+class LineMarking:
+    """Detector.line_marks: the marks, those that reach the lines below theirs, and those that count only for the
+    paths a function of theirs accepts."""
+
+    marks: prefilter.LineMarks
+    reaching: frozenset[int]
+    elsewhere: dict[int, Callable[[str], bool]]
+
+    @property
+    def apart(self) -> frozenset[int]:
+        return self.reaching | frozenset(self.elsewhere)
 
 
 @dataclass(frozen=True)

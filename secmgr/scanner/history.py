@@ -24,7 +24,7 @@ from typing import IO
 from ..findings import SecretFinding
 from ..timeutil import parse_date
 from . import prefilter
-from .engine import Detector, Match, skipped_path
+from .engine import Detector, LineMarking, Match, skipped_path
 
 HEADER = "\x1ecommit\x1e"
 FORMAT = "%x1ecommit%x1e%H%x00%an%x00%ae%x00%aI%x00%S%x00%s"  # git writes HEADER, then the fields
@@ -176,7 +176,7 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
         if marked is None:
             starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
         else:
-            starts = _kept(block, _marked(block, *marked), literals)
+            starts = _kept(block, _marked(block, marked), literals)
         numbered: list[tuple[int, bytes]] = []
         diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
         number, counted = before + 1, 0
@@ -206,19 +206,40 @@ def _diff_end(block: bytes, start: int) -> int:
     return block.find(b"\n" + _HEADER, start, end) + 1 or end
 
 
-def _marked(block: bytes, marks: prefilter.LineMarks, reaching: frozenset[int]) -> set[int]:
-    """The starts of the lines a mark matched in, and of every line after one a reaching mark matched in to the end
-    of its file diff."""
-    starts = {0}  # the one line whose first byte no mark sees
-    for mark, end in marks.ends(block):  # a mark's match is never empty and never holds a newline
-        start = block.rfind(b"\n", 0, end - 1) + 1
-        starts.add(start)
-        if mark in reaching:
+def _marked(block: bytes, marking: LineMarking) -> set[int]:
+    """The starts of the lines a mark matched in (one that counts only for some paths, where the line's file diff
+    has such a path), and of every line after one a reaching mark matched in to the end of its file diff."""
+    starts, apart = marking.marks.lines(block, marking.apart)
+    starts.add(0)  # the one line whose first byte no mark sees
+    for mark, start in apart:
+        if mark in marking.reaching:
             stop, at = _diff_end(block, start), start
             while 0 <= at < stop:
                 starts.add(at)
                 at = block.find(b"\n", at, stop) + 1 or -1
+    path: str | None = None
+    begin = end = -1  # the file diff around the last line looked at
+    for start, mark in sorted({(start, mark) for mark, start in apart if mark not in marking.reaching}):
+        if start in starts:
+            continue
+        if not begin <= start < end:
+            begin = block.rfind(b"\ndiff --git ", 0, start)
+            end = block.find(b"\ndiff --git ", start) % (len(block) + 1)
+            path = _path_of_diff(block, begin, start)
+        if path is None or marking.elsewhere[mark](path):
+            starts.add(start)
     return starts
+
+
+def _path_of_diff(block: bytes, diff: int, before: int) -> str | None:
+    """The path of the file diff whose `diff --git` line ends at `diff`, from its `+++` line; None when unknown."""
+    if diff < 0:
+        return None
+    target = block.find(b"\n+++ ", diff, before)
+    hunk = block.find(b"\n@@ ", diff, before)
+    if target < 0 or 0 <= hunk < target:
+        return None
+    return _path(block[target + 1 : block.find(b"\n", target + 1)])
 
 
 def _kept(block: bytes, starts: set[int], literals: prefilter.Literals) -> list[int]:

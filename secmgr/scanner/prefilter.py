@@ -308,6 +308,25 @@ class LineMarks(Literals):
         self._database = _compile(list(usable.values()), list(usable), _flags_of(usable, each)) if usable else None
         self._scratch = _ScratchPerThread(self._database)
 
+    def lines(self, data: bytes, apart: frozenset[int] = frozenset()) -> tuple[set[int], list[tuple[int, int]]]:
+        """The starts of the lines where a match ends (none is empty), but for the expressions `apart`: those
+        come as (expression, line start)."""
+        starts: set[int] = set()
+        held: list[tuple[int, int]] = []
+        if self._database is None or not data:
+            return starts, held
+        rfind, add, hold = data.rfind, starts.add, held.append
+
+        def hit(identifier: int, start: int, end: int, flags: int, context: None) -> None:
+            line = rfind(b"\n", 0, end - 1) + 1
+            if identifier in apart:
+                hold((identifier, line))
+            else:
+                add(line)
+
+        self._database.scan(data, match_event_handler=hit, scratch=self._scratch.get())
+        return starts, held
+
 
 def literal(word: bytes) -> bytes:
     """An expression matching `word` as it is written."""
