@@ -24,14 +24,13 @@ RUN_TABLE = bytes(
     RUN_BYTE[0] if chr(b).isascii() and re.fullmatch(r"[A-Za-z0-9+/_-]", chr(b)) else b if b == 10 else 32
     for b in range(256)
 )
-# Hyperscan expressions, one of which matches in every ASCII line `encoded_values` yields something for: a percent
-# escape, the start of a run of 16 hex digits, or a run of base64 characters holding a capital and a digit (to its
-# end, so that a run gives one match).
+# A Hyperscan expression that matches in every ASCII line `encoded_values` yields something for: a percent escape,
+# a run of 16 hex digits, or a run of base64 characters holding a capital and a digit; to the line's end, so that a
+# line gives one match.
 _RUN, _NOT_RUN = "[A-Za-z0-9+/_-]", "[^A-Za-z0-9+/_\\n-]"
 MARKS = (
-    "%[0-9A-Fa-f]{2}",
-    "(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}",
-    f"(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]){_RUN}*(?:{_NOT_RUN}|$)",
+    "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
+    f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",
 )
 HEX_PAIRS = frozenset(bytes([a, b]) for a in b"0123456789abcdefABCDEF" for b in b"0123456789abcdefABCDEF")
 
