@@ -10,7 +10,20 @@ import pytest
 
 from secmgr.scanner import prefilter
 from secmgr.scanner.engine import Detector
-from secmgr.scanner.history import HEADER, STRUCTURE, GitLogError, _kept, _marked, findings, git_log, scan_log
+from secmgr.scanner.history import (
+    HEADER,
+    STRUCTURE,
+    GitLogError,
+    _diff_end,
+    _diff_heads,
+    _kept,
+    _marked,
+    added_lines,
+    file_diffs,
+    findings,
+    git_log,
+    scan_log,
+)
 from secmgr.scanner.prefilter import Literals
 from secmgr.scanner.rules import default_rules, parse
 
@@ -197,3 +210,22 @@ def test_lines_no_mark_holds_are_left_out_without_changing_a_finding(tmp_path: P
     assert marked is not None
     kept = _kept(text, _marked(text, marked), keyword_lines)
     assert len(kept) < len({text.rfind(b"\n", 0, end) + 1 for _, end in keyword_lines.ends(text)}) / 2
+
+
+def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> None:
+    """added_lines (history's whole file diffs) gives what file_diffs gives line by line: removed lines, notes of a
+    missing newline, lines that look like the log's structure, several hunks; on this repository's history too."""
+    repo = tmp_path / "repo"
+    history_with_tricky_diffs(repo)
+    commit(repo, {"b.txt": "@@ not a hunk\n+++ nor a path\n" + "\n".join(f"line {i}" for i in range(3, 31))}, "more")
+    own = Path(__file__).resolve().parent.parent
+    compared = 0
+    for source in (repo, own) if (own / ".git").exists() else (repo,):
+        with git_log(source) as process:
+            text = process.stdout.read()  # type: ignore[union-attr]
+        for head in _diff_heads(text):
+            segment = text[head + 1 : _diff_end(text, head + 1)]
+            expected = [line for _, _, added, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
+            assert added_lines(segment) == expected, segment[:300]
+            compared += bool(expected)
+    assert compared >= 7

@@ -82,7 +82,6 @@ class Detector:
         self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
         text_keywords = sorted({k for r in self.text_rules for k in r.keywords})
         self._any_text_keyword = re.compile(_trie(text_keywords) or "(?!)")
-        self._keywordless_text_rules = [r for r in self.text_rules if not r.keywords]
         registry = load_all()
         unknown = [r.id for r in self.rules if r.analyser and r.analyser not in registry]
         if unknown:
@@ -258,6 +257,22 @@ class Detector:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
 
+    def _decodable(self, lines: Sequence[str], text: str) -> list[int]:
+        """The lines that may hold an encoded value: with Hyperscan, of decode.candidate_lines those its mark for
+        the decoder matched in (and those that are not ASCII)."""
+        candidates = decode.candidate_lines(text)
+        if not self.accelerated or not candidates:
+            return candidates
+        data = text.encode()
+        ends = sorted(end for _, end in (self._accelerator or self._accelerate()).decodable.ends(data))
+        marked: set[int] = set()
+        line = position = 0
+        for end in ends:  # a match is never empty and never holds a newline
+            line += data.count(b"\n", position, end - 1)
+            position = end - 1
+            marked.add(line)
+        return [i for i in candidates if i in marked or not lines[i].isascii()]
+
     def _holds_keyword(self, text: str) -> bool:
         if self._any_keyword_lowered is not None and text.isascii():
             return self._any_keyword_lowered.search(text.lower()) is not None
@@ -311,7 +326,9 @@ class Detector:
         expressions = [e.encode() for gate in self.gates.values()
                        for e in (*gate.expressions, *gate.reaching, *gate.elsewhere)]  # fmt: skip
         self._accelerator = _Accelerator(prefilter.Literals(words), prefilter.RuleFilter(
-            [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of)  # fmt: skip
+            [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of,
+            prefilter.RuleFilter([rule.regex for rule in self.text_rules], line=False),
+            prefilter.Expressions([e.encode() for e in decode.MARKS], exact=True))  # fmt: skip
         return self._accelerator
 
     def _line_rules(
@@ -353,11 +370,14 @@ class Detector:
                 yield from self._accept(rule, candidate, line, path, commit)
 
     def _text_matches(self, text: str, lowered: str, allowed: set[int], path: str, commit: str) -> Iterator[Match]:
-        if self._any_text_keyword.search(lowered):
-            rules = [r for r in self.text_rules if not r.keywords or any(k in lowered for k in r.keywords)]
-        else:
-            rules = self._keywordless_text_rules
-        rules = [r for r in rules if r.path is None or r.path.search(path)]
+        any_keyword = self._any_text_keyword.search(lowered) is not None
+        chosen = [i for i, r in enumerate(self.text_rules)
+                  if (not r.keywords or any_keyword and any(k in lowered for k in r.keywords))
+                  and (r.path is None or r.path.search(path))]  # fmt: skip
+        if chosen and self.accelerated and text.isascii():  # the expressions only where their prefilter matched
+            possible = (self._accelerator or self._accelerate()).text_rules.possible(text.encode())
+            chosen = [i for i in chosen if i in possible]
+        rules = [self.text_rules[i] for i in chosen]
         if not rules:
             return
         starts = [0] + [found.end() for found in re.finditer("\n", text)]
@@ -401,7 +421,7 @@ class Detector:
     def _decoded_matches(
         self, lines: Sequence[str], text: str, allowed: set[int], path: str, commit: str, depth: int
     ) -> Iterator[Match]:
-        for index in decode.candidate_lines(text):
+        for index in self._decodable(lines, text):
             line = lines[index]
             if index in allowed:
                 continue
@@ -454,6 +474,8 @@ class _Accelerator:
     rules: prefilter.RuleFilter
     gates: prefilter.Expressions
     gate_of: list[tuple[str, bool]]  # for each expression of `gates`: its analyser, and whether it is `elsewhere`
+    text_rules: prefilter.RuleFilter  # the multi-line rules' prefilters, on a whole ASCII text
+    decodable: prefilter.Expressions  # decode.MARKS
 
 
 def _line_of(starts: list[int], offset: int) -> int:

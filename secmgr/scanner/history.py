@@ -194,8 +194,7 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
             start = diffs.get(first)
             if start is None:
                 return []
-            segment = block[start : _diff_end(block, start)]
-            return [line for _, found, added, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
+            return added_lines(block[start : _diff_end(block, start)])
 
         yield from findings(numbered, detector, ignored, whole_diff)
 
@@ -217,18 +216,27 @@ def _marked(block: bytes, marking: LineMarking) -> set[int]:
             while 0 <= at < stop:
                 starts.add(at)
                 at = block.find(b"\n", at, stop) + 1 or -1
-    path: str | None = None
-    begin = end = -1  # the file diff around the last line looked at
-    for start, mark in sorted({(start, mark) for mark, start in apart if mark not in marking.reaching}):
+    elsewhere = sorted({(start, mark) for mark, start in apart if mark not in marking.reaching})
+    heads = _diff_heads(block) if elsewhere else []
+    paths: dict[int, str | None] = {}
+    for start, mark in elsewhere:
         if start in starts:
             continue
-        if not begin <= start < end:
-            begin = block.rfind(b"\ndiff --git ", 0, start)
-            end = block.find(b"\ndiff --git ", start) % (len(block) + 1)
-            path = _path_of_diff(block, begin, start)
-        if path is None or marking.elsewhere[mark](path):
+        head = heads[bisect.bisect_left(heads, start) - 1] if heads and heads[0] < start else -1
+        if head not in paths:
+            paths[head] = _path_of_diff(block, head, start)
+        if paths[head] is None or marking.elsewhere[mark](paths[head] or ""):
             starts.add(start)
     return starts
+
+
+def _diff_heads(block: bytes) -> list[int]:
+    """Where each `diff --git` line of the block starts, but the newline before it."""
+    heads, at = [], block.find(b"\ndiff --git ")
+    while at >= 0:
+        heads.append(at)
+        at = block.find(b"\ndiff --git ", at + 1)
+    return heads
 
 
 def _path_of_diff(block: bytes, diff: int, before: int) -> str | None:
@@ -312,6 +320,32 @@ def file_diffs(
                 commit = _commit(line)
     if path:
         yield commit, path, added, diff_at
+
+
+def added_lines(segment: bytes) -> list[tuple[int, bytes]]:
+    """The added lines of one file diff of a `git log -p -U0` with their line numbers, as file_diffs gives them, but
+    a hunk at a time: its header says how many lines it removes and adds."""
+    lines = segment.split(b"\n")
+    path, at = "", 0
+    while at < len(lines) and not lines[at].startswith(b"@@ "):
+        path = _path(lines[at]) if lines[at].startswith(b"+++ ") else path
+        at += 1
+    if not path:
+        return []
+    found: list[tuple[int, bytes]] = []
+    while at < len(lines):
+        old, new = lines[at].split(b" ", 3)[1:3]
+        first, _, count = new[1:].partition(b",")
+        start = at + 1 + int(old.partition(b",")[2] or 1)
+        start += start < len(lines) and lines[start].startswith(_NO_NEWLINE)
+        hunk = lines[start : start + int(count or 1)]
+        if not all(line.startswith(b"+") for line in hunk) or len(hunk) != int(count or 1):
+            return [line for _, _, added, _ in file_diffs(enumerate(lines, 1)) for line in added]  # not as expected
+        found += enumerate((line[1:] for line in hunk), int(first))
+        at = start + len(hunk)
+        while at < len(lines) and not lines[at].startswith(b"@@ "):
+            at += 1
+    return found
 
 
 def findings(

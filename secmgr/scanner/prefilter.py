@@ -19,7 +19,7 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 try:
     import hyperscan
@@ -67,24 +67,31 @@ def _without_newline(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return kept
 
 
-def _class(items: list[tuple[Any, Any]], caseless: bool) -> str:
-    """A class that never holds a newline (a line rule never sees one; a match stays within its line)."""
+class _Mode(NamedTuple):
+    caseless: bool
+    line: bool  # for a line rule: no class holds a newline (a match stays within its line)
+
+
+def _class(items: list[tuple[Any, Any]], mode: _Mode) -> str:
     negate = False
+    newline = "\\n" if mode.line else ""  # what a negated class leaves out too
     parts: list[str] = []
     for op, value in items:
         if op is C.NEGATE:
             negate = True
         elif op is C.LITERAL or op is C.RANGE:
             low, high = (value, value) if op is C.LITERAL else value
-            ranges = _caseless_ranges(low, high) if caseless else [(low, high)]
-            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in _without_newline(ranges)]
+            ranges = _caseless_ranges(low, high) if mode.caseless else [(low, high)]
+            ranges = _without_newline(ranges) if mode.line else ranges
+            parts += [_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges]
         elif op is C.CATEGORY:
             if value in CATEGORIES:
-                parts.append(CATEGORIES[value])
+                parts.append(CATEGORIES[value] + ("\\n" if value is C.CATEGORY_SPACE and not mode.line else ""))
             elif value in NEGATED:
                 if len(items) > 1:
                     raise Unsupported("a negated category inside a class")
-                return f"[^{CATEGORIES[NEGATED[value]]}\\n]"
+                left_out = "\\n" if NEGATED[value] is C.CATEGORY_SPACE else newline  # \S never matches a newline
+                return f"[^{CATEGORIES[NEGATED[value]]}{left_out}]"
             else:
                 raise Unsupported(f"category {value}")
         else:
@@ -93,41 +100,41 @@ def _class(items: list[tuple[Any, Any]], caseless: bool) -> str:
         raise Unsupported("a non-ASCII character")
     if not parts and not negate:
         raise Unsupported("a class of a newline alone")
-    return ("[^" if negate else "[") + "".join(parts) + ("\\n]" if negate else "]")
+    return ("[^" if negate else "[") + "".join(parts) + (newline if negate else "") + "]"
 
 
-def _sequence(items: Any, caseless: bool) -> str:
-    return "".join(_node(op, value, caseless) for op, value in items)
+def _sequence(items: Any, mode: _Mode) -> str:
+    return "".join(_node(op, value, mode) for op, value in items)
 
 
-def _node(op: Any, value: Any, caseless: bool) -> str:
+def _node(op: Any, value: Any, mode: _Mode) -> str:
     if op is C.LITERAL:
         if value >= 0x80:
             raise Unsupported("a non-ASCII character")
         char = chr(value)
-        if caseless and char.isalpha():
+        if mode.caseless and char.isalpha():
             return f"[{char.lower()}{char.upper()}]"
         return _char(value)
     if op is C.NOT_LITERAL:
-        return _class([(C.NEGATE, None), (C.LITERAL, value)], caseless)
+        return _class([(C.NEGATE, None), (C.LITERAL, value)], mode)
     if op is C.ANY:
-        return "."  # never DOTALL in a line rule: checked by the caller
+        return "."  # never DOTALL: checked by the caller
     if op is C.IN:
-        return _class(list(value), caseless)
+        return _class(list(value), mode)
     if op is C.BRANCH:
-        return "(?:" + "|".join(_sequence(branch, caseless) for branch in value[1]) + ")"
+        return "(?:" + "|".join(_sequence(branch, mode) for branch in value[1]) + ")"
     if op is C.SUBPATTERN:
         _, add, remove, items = value
-        inner = caseless or bool(add & re.IGNORECASE)
+        inner = mode.caseless or bool(add & re.IGNORECASE)
         inner = inner and not (remove & re.IGNORECASE)
         if (add | remove) & (re.DOTALL | re.VERBOSE):
             raise Unsupported("scoped DOTALL or VERBOSE")
-        return "(?:" + _sequence(items, inner) + ")"
+        return "(?:" + _sequence(items, mode._replace(caseless=inner)) + ")"
     if op is C.ATOMIC_GROUP:
-        return "(?:" + _sequence(value, caseless) + ")"
+        return "(?:" + _sequence(value, mode) + ")"
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         low, high, items = value
-        body = "(?:" + _sequence(items, caseless) + ")"
+        body = "(?:" + _sequence(items, mode) + ")"
         if high == low:
             return body if low == 1 else f"{body}{{{low}}}"
         if (low, high) == (0, 1):
@@ -147,12 +154,13 @@ def _node(op: Any, value: Any, caseless: bool) -> str:
     raise Unsupported(f"{op} {value}")
 
 
-def translate(pattern: re.Pattern[str]) -> str:
-    """A Hyperscan expression (bytes mode, multi-line) matching at least what `pattern` matches in an ASCII line."""
+def translate(pattern: re.Pattern[str], line: bool = True) -> str:
+    """A Hyperscan expression (bytes mode, multi-line) matching at least what `pattern` matches in an ASCII line
+    (never across a newline), or with `line` false in an ASCII text."""
     if pattern.flags & (re.DOTALL | re.VERBOSE | re.ASCII) or not isinstance(pattern.pattern, str):
         raise Unsupported("flags")
     parsed = parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
-    return _sequence(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+    return _sequence(list(parsed), _Mode(bool(parsed.state.flags & re.IGNORECASE), line))
 
 
 def _cache_dir() -> Path:
@@ -241,13 +249,13 @@ class RuleFilter:
 
     FLAGS = 0
 
-    def __init__(self, patterns: Sequence[re.Pattern[str] | None]) -> None:
+    def __init__(self, patterns: Sequence[re.Pattern[str] | None], line: bool = True) -> None:
         translated: dict[int, bytes] = {}
         for position, pattern in enumerate(patterns):
             if pattern is None:
                 continue
             try:
-                translated[position] = translate(pattern).encode()
+                translated[position] = translate(pattern, line).encode()
             except (Unsupported, re.error):
                 continue
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH
@@ -286,11 +294,12 @@ class Literals:
 
 
 class Expressions(Literals):
-    """Every place one of a set of Hyperscan expressions (multi-line, ASCII case ignored) ends a match in a text."""
+    """Every place one of a set of Hyperscan expressions (multi-line, ASCII case ignored unless `exact`) ends a match
+    in a text."""
 
-    def __init__(self, expressions: Sequence[bytes]) -> None:
+    def __init__(self, expressions: Sequence[bytes], exact: bool = False) -> None:
         self.words = list(expressions)
-        flags = hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_MULTILINE
+        flags = hyperscan.HS_FLAG_MULTILINE | (0 if exact else hyperscan.HS_FLAG_CASELESS)
         self._database = _compile(self.words, range(len(self.words)), flags) if self.words else None
         self._scratch = _ScratchPerThread(self._database)
 
