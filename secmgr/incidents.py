@@ -357,8 +357,7 @@ FROM = "FROM incidents i JOIN repos r ON r.id = i.repository_id"
 
 
 def _where(q: IncidentFilters, scope: int | None) -> Where:
-    where = Where().in_scope("i.repository_id", scope).any_of("i.repository_id", q.repo_ids)
-    where.in_vcs("i.repository_id", q.vc_ids)
+    where = Where().of_repositories("i.repository_id", scope, q.repo_ids, q.vc_ids)
     kind = q.incident_type or q.type
     if kind:
         where.add("i.type = ?", kind)

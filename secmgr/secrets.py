@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, order_by, paged
+from .sql import Where, order_by, paged, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -133,8 +133,7 @@ def public(row: Row) -> dict[str, Any]:
 
 # -- SQL --------------------------------------------------------------------------------------------
 def _where(q: SecretQuery, scope: int | None) -> Where:
-    where = Where().in_scope("s.repository_id", scope)
-    where.any_of("s.repository_id", q.repo_ids).in_vcs("s.repository_id", q.vc_ids)
+    where = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
@@ -168,7 +167,9 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     where = _where(q, scope)
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "s.id")
     columns = f"s.*, {REPO_COLUMNS}"
-    return paged(db, columns, FROM, where, order, q.limit, q.offset, count_source="FROM secrets s", ids_first="s.id")
+    total = total_from_repositories(db, where, "secret_count", scope, q.repo_ids, q.vc_ids)
+    return paged(db, columns, FROM, where, order, q.limit, q.offset, count_source="FROM secrets s", ids_first="s.id",
+                 total=total)  # fmt: skip
 
 
 def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:

@@ -66,9 +66,36 @@ class Where:
             self.add(f"{repo_column} IN (SELECT id FROM repos WHERE vc_id IN ({placeholders(vc_ids)}))", *vc_ids)
         return self
 
+    def of_repositories(
+        self, repo_column: str, scope: int | None, repo_ids: Sequence[int] | None, vc_ids: Sequence[int] | None
+    ) -> Where:
+        """Rows of the repositories the group scope, `repo_ids` and `vc_ids` allow."""
+        return self.in_scope(repo_column, scope).any_of(repo_column, repo_ids).in_vcs(repo_column, vc_ids)
+
     @property
     def sql(self) -> str:
         return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""
+
+
+REPO_COUNTERS = frozenset({"secret_count", "vulnerability_count"})
+
+
+def total_from_repositories(
+    db: Db,
+    where: Where,
+    counter: str,
+    scope: int | None,
+    repo_ids: Sequence[int] | None,
+    vc_ids: Sequence[int] | None,
+) -> int | None:
+    """The exact total of a list that `where` filters by repository alone (scope, `repo_ids`, `vc_ids`): the sum of
+    the repositories' maintained `counter`, read from a row per repository instead of counting every finding (which
+    PostgreSQL does at about 70 ms per million). `None` when `where` filters on anything else."""
+    assert counter in REPO_COUNTERS
+    repositories = Where().of_repositories("id", scope, repo_ids, vc_ids)
+    if len(repositories.parts) != len(where.parts):
+        return None
+    return int(db.scalar(f"SELECT coalesce(sum({counter}), 0) FROM repos {repositories.sql}", repositories.params))
 
 
 def like_pattern(text: str) -> str:
@@ -98,15 +125,17 @@ def paged(
     *,
     count_source: str | None = None,
     ids_first: str | None = None,
+    total: int | None = None,
 ) -> tuple[list[Row], int]:
     """One page of the rows `where` selects from `source` (a FROM clause) in `order`, and how many it selects.
 
     `count_source` counts on fewer tables when `source` joins some only for their columns. With `ids_first` (an id
     column of `count_source`), the page's ids are found first, from indexes alone where they cover filter and
-    order, and only those rows are read through `source`.
+    order, and only those rows are read through `source`. A `total` known otherwise is not counted again.
     """
     counted = count_source or source
-    total = db.scalar(f"SELECT count(*) {counted} {where.sql}", where.params)
+    if total is None:
+        total = db.scalar(f"SELECT count(*) {counted} {where.sql}", where.params)
     params = [*where.params, limit, offset]
     if ids_first:
         page = f"SELECT {ids_first} {counted} {where.sql} {order} LIMIT ? OFFSET ?"

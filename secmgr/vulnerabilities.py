@@ -21,7 +21,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, order_by, paged
+from .sql import Where, order_by, paged, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -89,8 +89,7 @@ def public(row: Row) -> dict[str, Any]:
 
 
 def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
-    where = Where().in_scope("v.repository_id", scope).any_of("v.repository_id", q.repo_ids)
-    where.in_vcs("v.repository_id", q.vc_ids).substring("v.package", q.package)
+    where = Where().of_repositories("v.repository_id", scope, q.repo_ids, q.vc_ids).substring("v.package", q.package)
     seen_by(where, "vulnerability", "v", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     where.text_in_any(["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)
@@ -104,7 +103,8 @@ def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None)
     if q.whitelisted is not None:
         where.add("v.whitelisted = ?", int(q.whitelisted))
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "v.id")
-    return paged(db, f"v.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset)
+    total = total_from_repositories(db, where, "vulnerability_count", scope, q.repo_ids, q.vc_ids)
+    return paged(db, f"v.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, total=total)
 
 
 def get_row(db: Database, vulnerability_id: int, scope: int | None) -> Row | None:

@@ -134,3 +134,48 @@ def test_a_scan_closes_fixed_incidents_per_chunk_not_per_key(world: World) -> No
         f"/incident/?limit=100&repo_ids={repo}&status=closed", world.admin
     ).json()["items"]
     assert {i["resolution"] for i in fixed(gamma)} == {"fixed"} and len(fixed(gamma)) == 60
+
+
+def listed(world: World, path: str, token: str) -> tuple[int, int]:
+    """A list's `total`, and how many items it really holds (every page read)."""
+    total, items = None, 0
+    for page in range(1, 50):
+        body = world.api.get(f"{path}&limit=2&page={page}", token).json()
+        assert "items" in body, (path, body)
+        total = body["total"] if total is None else total
+        items += len(body["items"])
+        if not body["items"]:
+            return total, items
+    raise AssertionError(f"{path}: pages do not end")
+
+
+def test_totals_filtered_by_repository_alone_come_from_the_repositories_counters_and_stay_exact(
+    world: World,
+) -> None:
+    """Lists filtered only by repository (none, repo_ids, vc_ids, group scope) take their totals from the
+    repositories' maintained counters, one row per repository; they must equal the rows the list holds through
+    imports, a repository deleted with its findings, and beside a filter that counts rows."""
+    a, b, c = (r["id"] for r in world.repos)
+    fill(world, c, 3, 2, FILES[:2])
+    vc = world.vc["id"]
+    paths = ["/secrets/?sort_by=id", f"/secrets/?repo_ids={a}&repo_ids={c}", f"/secrets/?vc_ids={vc}",
+             "/secrets/?severity=high", "/vulnerabilities/?sort_by=id", f"/vulnerabilities/?repo_ids={c}",
+             f"/vulnerabilities/?vc_ids={vc}"]  # fmt: skip
+
+    def check() -> list[int]:
+        totals = []
+        for path in paths:
+            for token in (world.admin, world.scoped_token):
+                total, items = listed(world, path, token)
+                assert total == items, (path, token == world.admin)
+                totals.append(total)
+        return totals
+
+    before = check()
+    assert before[0] == 3 + 6 and before[2] == 2 + 6  # all secrets as admin; repositories a and c
+    assert world.api.delete(f"/repo/{c}", world.admin).status_code == 200
+    after = check()
+    assert after[0] == 3 and after[8] == 1  # c's six secrets and four vulnerabilities went with it
+    with statements(database(world)) as seen:
+        world.api.get("/secrets/?limit=1", world.admin)
+    assert not any("count(*)" in q.lower() and "from secrets" in q.lower() for q in queries(seen)), seen
