@@ -211,8 +211,9 @@ class Detector:
         return self.scan_document(line, path, commit)
 
     def scan_lines(self, lines: Sequence[str], path: str, commit: str = "", depth: int = 0) -> list[Match]:
-        lines = [line.rstrip("\r") for line in lines]
         text = "\n".join(lines)
+        lines = [line.rstrip("\r") for line in lines] if "\r" in text else list(lines)
+        text = "\n".join(lines) if "\r" in text else text
         if "\x1b[" not in text:
             return self._scan_lines(lines, text, path, commit, depth)
         # Terminal colour codes around a token break the rules' boundaries: matched without them, shown with them.

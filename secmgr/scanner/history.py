@@ -372,14 +372,18 @@ def _document_findings(
 ) -> Iterator[SecretFinding]:
     if skipped_path(path):
         return
-    lines: list[str] = []
-    numbers: list[int] = []
-    for number, raw in added:
-        if numbers and number != numbers[-1] + 1:
-            lines.append("")  # lines left out between: a blank line keeps the ones around it apart
-            numbers.append(numbers[-1] + 1)
-        lines.append(raw.decode("utf-8", "replace"))
-        numbers.append(number)
+    # Decoded at once: a newline never ends a broken UTF-8 sequence, so each line reads as it would alone.
+    texts = b"\n".join(raw for _, raw in added).decode("utf-8", "replace").split("\n")
+    if added[-1][0] - added[0][0] == len(added) - 1:  # no line left out (a whole file diff)
+        lines, numbers = texts, list(range(added[0][0], added[-1][0] + 1))
+    else:
+        lines, numbers = [], []
+        for (number, _), text in zip(added, texts, strict=True):
+            if numbers and number != numbers[-1] + 1:
+                lines.append("")  # lines left out between: a blank line keeps the ones around it apart
+                numbers.append(numbers[-1] + 1)
+            lines.append(text)
+            numbers.append(number)
     for match in detector.scan_lines(lines, path, commit.sha):
         found = finding(match, path, lines[match.line - 1], numbers[match.line - 1], commit)
         if found.identity() not in ignored:
