@@ -125,6 +125,7 @@ class Detector:
                 self._rules_of_keyword[keyword.encode()].add(position)
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
+        self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
         self._marks: dict[tuple[str, ...], LineMarking] = {}
@@ -288,7 +289,15 @@ class Detector:
         not ASCII (where only the pure-Python tests may judge); and the line rules whose prefilter matched."""
         accelerator = self._accelerator or self._accelerate()
         data = text.encode()
-        hits = accelerator.words.ends(data)
+        possible = accelerator.rules.possible(data)
+        # Only the keywords of rules that can match here (and analysers' line words) matter: a long text holds many.
+        relevant = self._relevant.get(frozenset(possible))
+        if relevant is None:
+            wanted = {k.encode() for i in possible for k in self.line_rules[i].keywords}
+            wanted |= {w for name, gate in self._line_words.items() if name not in self.gates for w in gate}
+            relevant = frozenset(i for i, word in enumerate(accelerator.words.words) if word in wanted)
+            self._relevant[frozenset(possible)] = relevant
+        hits = [hit for hit in accelerator.words.ends(data) if hit[0] in relevant] if relevant else []
         hits.sort(key=lambda hit: hit[1])
         by_line: dict[int, set[bytes]] = {}
         line = position = 0
@@ -299,7 +308,7 @@ class Detector:
         words: dict[int, frozenset[bytes] | None] = {i: frozenset(found) for i, found in by_line.items()}
         if not text.isascii():
             words.update((i, None) for i, line_text in enumerate(lines) if not line_text.isascii())
-        return words, accelerator.rules.possible(data) if by_line else set()
+        return words, possible if by_line else set()
 
     def _gated_lines(self, text: str, path: str) -> dict[str, set[int]]:
         """For each analyser with a line gate, the lines where one of its expressions that count for `path`
