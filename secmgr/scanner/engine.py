@@ -80,8 +80,6 @@ class Detector:
         self.min_confidence = _rank(min_confidence)
         self.line_rules = [r for r in self.rules if r.regex is not None and not r.multiline]
         self.text_rules = [r for r in self.rules if r.regex is not None and r.multiline]
-        text_keywords = sorted({k for r in self.text_rules for k in r.keywords})
-        self._any_text_keyword = re.compile(_trie(text_keywords) or "(?!)")
         registry = load_all()
         unknown = [r.id for r in self.rules if r.analyser and r.analyser not in registry]
         if unknown:
@@ -125,6 +123,8 @@ class Detector:
                 self._rules_of_keyword[keyword.encode()].add(position)
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
+        analysed = [r for _, rules in self.analysers.values() for r in rules.values()]
+        self._document_keywords = sorted({k for r in (*self.text_rules, *analysed) for k in r.keywords})
         self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
@@ -234,10 +234,11 @@ class Detector:
             if index not in allowed:
                 found += self._line_matches(lines[index], index, path, commit, chosen)
         lowered = text.lower()
+        present = self._present(text, lowered)
         if self.text_rules:
-            found += self._text_matches(text, lowered, allowed, path, commit)
+            found += self._text_matches(text, present, allowed, path, commit)
         for name, (fn, rules) in self.analysers.items():
-            if not any(not r.keywords or any(k in lowered for k in r.keywords) for r in rules.values()):
+            if not any(not r.keywords or not present.isdisjoint(r.keywords) for r in rules.values()):
                 continue
             gate = self._line_words.get(name)
             if words is not None and name in self.gates:
@@ -338,7 +339,8 @@ class Detector:
         self._accelerator = _Accelerator(prefilter.Literals(words), prefilter.RuleFilter(
             [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of,
             prefilter.RuleFilter([rule.regex for rule in self.text_rules], line=False),
-            prefilter.Expressions([e.encode() for e in decode.MARKS], exact=True))  # fmt: skip
+            prefilter.Expressions([e.encode() for e in decode.MARKS], exact=True),
+            prefilter.Present([k.encode() for k in self._document_keywords]))  # fmt: skip
         return self._accelerator
 
     def _line_rules(
@@ -379,10 +381,16 @@ class Detector:
                 candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
                 yield from self._accept(rule, candidate, line, path, commit)
 
-    def _text_matches(self, text: str, lowered: str, allowed: set[int], path: str, commit: str) -> Iterator[Match]:
-        any_keyword = self._any_text_keyword.search(lowered) is not None
+    def _present(self, text: str, lowered: str) -> set[str]:
+        """Which keywords of the multi-line rules and the analysers' rules `text` holds (ASCII case ignored)."""
+        if self.accelerated and text.isascii():
+            accelerator = self._accelerator or self._accelerate()
+            return {self._document_keywords[i] for i in accelerator.document_keywords.found(text.encode())}
+        return {k for k in self._document_keywords if k in lowered}
+
+    def _text_matches(self, text: str, present: set[str], allowed: set[int], path: str, commit: str) -> Iterator[Match]:
         chosen = [i for i, r in enumerate(self.text_rules)
-                  if (not r.keywords or any_keyword and any(k in lowered for k in r.keywords))
+                  if (not r.keywords or not present.isdisjoint(r.keywords))
                   and (r.path is None or r.path.search(path))]  # fmt: skip
         if chosen and self.accelerated and text.isascii():  # the expressions only where their prefilter matched
             possible = (self._accelerator or self._accelerate()).text_rules.possible(text.encode())
@@ -486,6 +494,7 @@ class _Accelerator:
     gate_of: list[tuple[str, bool]]  # for each expression of `gates`: its analyser, and whether it is `elsewhere`
     text_rules: prefilter.RuleFilter  # the multi-line rules' prefilters, on a whole ASCII text
     decodable: prefilter.Expressions  # decode.MARKS
+    document_keywords: prefilter.Present  # the keywords of the multi-line rules and the analysers' rules
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -304,6 +304,23 @@ class Expressions(Literals):
         self._scratch = _ScratchPerThread(self._database)
 
 
+class Present:
+    """Which of a set of fixed strings (ASCII case ignored) a text holds."""
+
+    def __init__(self, words: Sequence[bytes]) -> None:
+        flags = hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH
+        expressions = [literal(word) for word in words]
+        self._database = _compile(expressions, range(len(expressions)), flags) if expressions else None
+        self._scratch = _ScratchPerThread(self._database)
+
+    def found(self, data: bytes) -> set[int]:
+        """The indices of the strings `data` holds."""
+        found: set[int] = set()
+        if self._database is not None and data:
+            self._database.scan(data, match_event_handler=_collect_id, context=found, scratch=self._scratch.get())
+        return found
+
+
 class LineMarks(Literals):
     """Every place a match of one of a set of expressions (multi-line, each with its own further flags) ends in a
     text; `unusable` holds the positions of those Hyperscan would not compile."""
