@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout, SqliteDatabase
+from secmgr.db.sqlite import SEARCH_COLUMNS as SEARCH
 from secmgr.errors import Conflict
+from secmgr.findings import SecretFinding
+from secmgr.ingest import ingest_secrets
+from secmgr.secrets import SecretQuery, list_secrets
 
 
 @pytest.fixture
@@ -35,6 +39,14 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute(f"DROP TABLE {table}")
     conn.execute("CREATE INDEX secrets_pr_scan_idx ON secrets (pr_scan_id)")
     conn.execute("CREATE INDEX secrets_live_scan_idx ON secrets (live_commit_scan_id)")
+    # Before version 5 the trigram index took every row as it was written.
+    conn.execute("DROP TABLE search_index_progress")
+    for event in ("delete", "update"):
+        conn.execute(f"DROP TRIGGER secrets_fts_{event}")
+    conn.execute(
+        f"CREATE TRIGGER secrets_fts_insert AFTER INSERT ON secrets BEGIN INSERT INTO secrets_fts (rowid, {SEARCH})"
+        f" VALUES (new.id, {', '.join('new.' + c.strip() for c in SEARCH.split(','))}); END"
+    )
     conn.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
     conn.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
     conn.execute(
@@ -70,7 +82,9 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 4
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 5
+        assert db.scalar("SELECT indexed_through FROM search_index_progress") == 2  # both secrets are in the index
+        assert search_index_agrees(db)
         assert db.query("SELECT kind, worker, heartbeat_at FROM jobs") == [
             {"kind": "fetch_all", "worker": None, "heartbeat_at": None}
         ]
@@ -248,3 +262,50 @@ def test_the_writer_lock_goes_to_the_thread_that_waited_first() -> None:
     assert order == ["waiter", "releaser"]
     assert lock.acquire(timeout=0)  # free again: taken at once
     lock.release()
+
+
+def search_index_agrees(db: Database) -> bool:
+    """FTS5's own check that the trigram index holds exactly the rows and texts of the secrets table (rank 1: against
+    the content table, not only within itself)."""
+    try:
+        db.execute("INSERT INTO secrets_fts (secrets_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError:
+        return False
+    return True
+
+
+def test_the_search_index_catches_up_behind_writes_and_search_sees_every_row_meanwhile(tmp_path: Path) -> None:
+    db = SqliteDatabase(tmp_path / "s.db").open()  # no app: nothing catches up but this test
+    db.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
+    db.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
+
+    def store(*values: str) -> None:
+        findings = [SecretFinding(secret=v, rule="generic-api-key", file=f"{v}.py", commit="c1") for v in values]
+        db.transaction(lambda tx: ingest_secrets(tx, 1, findings))
+
+    def found(text: str) -> list[str]:
+        rows, total = list_secrets(db, SecretQuery(search=text, limit=100), None)
+        assert total == len(rows)
+        return sorted(row["secret"] for row in rows)
+
+    def through() -> int:
+        return int(db.scalar("SELECT indexed_through FROM search_index_progress WHERE name = 'secrets_fts'"))
+
+    try:
+        store("alpha-Kx81-first", "beta-Kx81-second", "gamma-Zq55-third")
+        assert through() == 0 and not search_index_agrees(db)  # written, not yet indexed
+        assert found("kx81") == ["alpha-Kx81-first", "beta-Kx81-second"]
+        assert db.catch_up_search_index(step=2) == 3 and through() == 3 and search_index_agrees(db)
+        assert found("kx81") == ["alpha-Kx81-first", "beta-Kx81-second"]
+        store("delta-Kx81-fourth")
+        assert found("kx81") == ["alpha-Kx81-first", "beta-Kx81-second", "delta-Kx81-fourth"]
+        # Changes and deletes of indexed rows follow at once; of rows past the index, nothing is left to undo.
+        db.execute("UPDATE secrets SET file = 'moved-Kx81.py' WHERE secret = 'gamma-Zq55-third'")
+        db.execute("UPDATE secrets SET file = 'moved-Ww20.py' WHERE secret = 'delta-Kx81-fourth'")
+        db.execute("DELETE FROM secrets WHERE secret IN ('alpha-Kx81-first', 'delta-Kx81-fourth')")
+        assert found("kx81") == ["beta-Kx81-second", "gamma-Zq55-third"]
+        assert db.catch_up_search_index() == 0 and search_index_agrees(db)  # the fourth went before it was indexed
+        assert found("kx81") == ["beta-Kx81-second", "gamma-Zq55-third"] and found("ww20") == []
+        assert found("moved") == ["gamma-Zq55-third"]
+    finally:
+        db.close()

@@ -19,7 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from secmgr.app import create_app
-from secmgr.db import QueryTimeout
+from secmgr.db import SCHEMA_VERSION, QueryTimeout
 from secmgr.db.postgres import PostgresDatabase
 from secmgr.settings import Settings
 
@@ -62,7 +62,7 @@ def test_migrations_run_once_when_processes_start_together(pg_url: str) -> None:
         thread.join()
     assert errors == [] and len(opened) == 4
     rows = opened[0].query("SELECT version FROM schema_version")
-    assert [row["version"] for row in rows] == [4]
+    assert [row["version"] for row in rows] == [SCHEMA_VERSION]
     assert opened[0].scalar("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'") == 1
     for database in opened:
         database.close()

@@ -16,7 +16,7 @@ Params = Sequence[Any]
 T = TypeVar("T")
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class QueryTimeout(ServiceUnavailable):
@@ -170,6 +170,11 @@ class Database(ABC):
 
     def execute(self, sql: str, params: Params = ()) -> int:
         return self.transaction(lambda tx: tx.execute(sql, params))
+
+    def catch_up_search_index(self) -> int:
+        """Brings a search index that is written behind the data up to date; how many rows it added. Only SQLite
+        keeps one (PostgreSQL's trigram indexes are part of every write)."""
+        return 0
 
     def ping(self) -> None:
         """One trivial read on this thread's connection: raises when the database cannot be read."""

@@ -13,7 +13,8 @@ from .postgres import PostgresDatabase
 from .sqlite import SqliteDatabase
 
 BATCH = 5_000
-SKIPPED = ("schema_version",)  # each database records its own
+# Each database records its own schema version; the search index's progress is SQLite's alone.
+SKIPPED = ("schema_version", "search_index_progress")
 
 
 class CopyError(Exception):

@@ -33,11 +33,15 @@ except ImportError:  # the optional extra is not installed
 MISSING_DRIVER = "PostgreSQL needs the postgres extra: pip install 'secmgr[postgres]'"
 WRITER_LOCK = 0x5EC_0001  # advisory lock keys: one writer at a time, one migration at a time
 MIGRATION_LOCK = 0x5EC_0002
-BASELINE = 4
-"""The schema version PostgreSQL support began with: a PostgreSQL database runs only the migrations after it."""
+BASELINE = 5
+"""The migrations PostgreSQL never runs: up to 4 the schema before PostgreSQL support, 5 SQLite's search index
+alone. A PostgreSQL database runs only the migrations after it."""
 
 _QUOTED_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|\?|%")
-_TRIGRAM_CANDIDATES = re.compile(r"[\w.]+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \?\)")
+_TRIGRAM_CANDIDATES = re.compile(
+    r"\(([\w.]+) IN \(SELECT rowid FROM (\w+) WHERE \2 MATCH \?\) OR \1 >"
+    r" \(SELECT indexed_through FROM search_index_progress WHERE name = '\2'\)\)"
+)
 
 
 @lru_cache(maxsize=4096)

@@ -164,18 +164,20 @@ CREATE INDEX IF NOT EXISTS vulnerabilities_vuln_idx ON vulnerabilities (vuln_id)
 CREATE INDEX IF NOT EXISTS vulnerabilities_package_idx ON vulnerabilities (ecosystem, package);
 
 -- begin sqlite only (postgresql.sql has the PostgreSQL counterpart)
--- Substring search over secrets: an FTS5 trigram index kept in step by triggers. `detail = none` keeps it
--- small and cheap to write; it narrows candidates by their trigrams and an exact check confirms each one.
+-- Substring search over secrets: an FTS5 trigram index. `detail = none` keeps it small and cheap to write; it
+-- narrows candidates by their trigrams and an exact check confirms each one. Rows are added behind the writes, in
+-- steps of their own (SqliteDatabase.catch_up_search_index), so an import does not pay for them: a search checks
+-- the rows past `indexed_through` directly. Deletes and changed texts of indexed rows follow by triggers.
 CREATE VIRTUAL TABLE IF NOT EXISTS secrets_fts USING fts5 (
     secret, rule, file, author, email, commit_sha, message, description, branch,
     content = 'secrets', content_rowid = 'id', tokenize = 'trigram', detail = none
 );
-CREATE TRIGGER IF NOT EXISTS secrets_fts_insert AFTER INSERT ON secrets BEGIN
-    INSERT INTO secrets_fts (rowid, secret, rule, file, author, email, commit_sha, message, description, branch)
-    VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
-            new.description, new.branch);
-END;
-CREATE TRIGGER IF NOT EXISTS secrets_fts_delete AFTER DELETE ON secrets BEGIN
+CREATE TABLE IF NOT EXISTS search_index_progress (name TEXT PRIMARY KEY, indexed_through INTEGER NOT NULL);
+INSERT OR IGNORE INTO search_index_progress (name, indexed_through)
+    VALUES ('secrets_fts', (SELECT coalesce(max(id), 0) FROM secrets));
+CREATE TRIGGER IF NOT EXISTS secrets_fts_delete AFTER DELETE ON secrets
+WHEN old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'secrets_fts')
+BEGIN
     INSERT INTO secrets_fts (secrets_fts, rowid, secret, rule, file, author, email, commit_sha, message,
                              description, branch)
     VALUES ('delete', old.id, old.secret, old.rule, old.file, old.author, old.email, old.commit_sha, old.message,
@@ -184,9 +186,10 @@ END;
 -- Only when an indexed text changed: a finding seen again with the same texts costs the index nothing.
 CREATE TRIGGER IF NOT EXISTS secrets_fts_update
 AFTER UPDATE OF secret, rule, file, author, email, commit_sha, message, description, branch ON secrets
-WHEN old.secret IS NOT new.secret OR old.rule IS NOT new.rule OR old.file IS NOT new.file
+WHEN (old.secret IS NOT new.secret OR old.rule IS NOT new.rule OR old.file IS NOT new.file
     OR old.author IS NOT new.author OR old.email IS NOT new.email OR old.commit_sha IS NOT new.commit_sha
-    OR old.message IS NOT new.message OR old.description IS NOT new.description OR old.branch IS NOT new.branch
+    OR old.message IS NOT new.message OR old.description IS NOT new.description OR old.branch IS NOT new.branch)
+    AND old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'secrets_fts')
 BEGIN
     INSERT INTO secrets_fts (secrets_fts, rowid, secret, rule, file, author, email, commit_sha, message,
                              description, branch)

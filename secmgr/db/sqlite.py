@@ -61,7 +61,14 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP TRIGGER IF EXISTS secrets_fts_update",  # schema.sql makes it again, firing only on changed texts
     ),
     4: JOB_LEASE,
+    # Version 5: the trigram index catches up behind the writes; every row so far is in it (schema.sql records
+    # so in search_index_progress), and its delete and update triggers come back firing only for indexed rows.
+    5: tuple(f"DROP TRIGGER IF EXISTS secrets_fts_{event}" for event in ("insert", "delete", "update")),
 }
+
+
+SEARCH_INDEX_STEP = 5_000
+SEARCH_COLUMNS = "secret, rule, file, author, email, commit_sha, message, description, branch"
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
@@ -258,6 +265,29 @@ class SqliteDatabase(Database):
     def integrity_check(self) -> str:
         return str(self.scalar("PRAGMA integrity_check"))
 
+    def catch_up_search_index(self, step: int = SEARCH_INDEX_STEP) -> int:
+        """Adds the secrets past the trigram index's `indexed_through` to it, `step` rows per write transaction
+        (each short, so requests' writes go between them); how many rows it added."""
+
+        def add_step(tx: Transaction) -> int:
+            through = tx.scalar("SELECT indexed_through FROM search_index_progress WHERE name = 'secrets_fts'")
+            last = tx.scalar("SELECT max(id) FROM (SELECT id FROM secrets WHERE id > ? ORDER BY id LIMIT ?)",
+                             (through, step))  # fmt: skip
+            if last is None:
+                return 0
+            added = tx.execute(
+                f"INSERT INTO secrets_fts (rowid, {SEARCH_COLUMNS}) SELECT id, {SEARCH_COLUMNS} FROM secrets"
+                " WHERE id > ? AND id <= ?",
+                (through, last),
+            )
+            tx.execute("UPDATE search_index_progress SET indexed_through = ? WHERE name = 'secrets_fts'", (last,))
+            return added
+
+        total = 0
+        while added := self.transaction(add_step):
+            total += added
+        return total
+
 
 TRIGRAM = 3
 MAX_TRIGRAMS = 16
@@ -266,8 +296,8 @@ MAX_TRIGRAMS = 16
 def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, list[Any]] | None:
     """Rows of the FTS5 trigram table `index` holding every trigram of `text` (case-insensitive).
 
-    A superset of the rows containing `text`: the caller adds the exact check. None when `text` is shorter
-    than a trigram, and the caller must scan instead.
+    A superset of the rows containing `text`: the caller adds the exact check. The rows the index has not caught
+    up with yet are all candidates. None when `text` is shorter than a trigram, and the caller must scan instead.
     """
     folded = text.lower()
     grams = list(dict.fromkeys(folded[i : i + TRIGRAM] for i in range(len(folded) - TRIGRAM + 1)))
@@ -276,4 +306,8 @@ def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, lis
     step = max(1, len(grams) // MAX_TRIGRAMS)
     chosen = grams[::step][:MAX_TRIGRAMS]
     expression = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in chosen)
-    return f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ?)", [expression]
+    return (
+        f"({row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ?) OR {row_column} >"
+        f" (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
+        [expression],
+    )
