@@ -181,3 +181,13 @@ def test_a_validator_never_raises_confidence_above_the_rule() -> None:
     rules += parse(pack.format(id="high-rule").replace("pin=", "pw="))[0]
     found = Detector(rules).scan_document("pin=Qm7Zr2Lx9Kp4Wv8T pw=Qm7Zr2Lx9Kp4Wv8T pw=changeme", "x.txt")
     assert [(m.rule.id, m.confidence) for m in found] == [("low-rule", "low"), ("high-rule", "high")]
+
+
+def test_a_line_is_a_decoding_candidate_as_it_is_in_its_text() -> None:
+    from secmgr.scanner import decode
+
+    texts = [p.read_text() for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
+    text = "\n".join([*texts, "%4", "%4g%41", "x%", "%%41", "a" * 15, "a" * 16 + "\u00e9", "caf\u00e9%C3%A9"])
+    lines = text.split("\n")
+    expected = decode.candidate_lines(text)
+    assert [i for i, line in enumerate(lines) if decode.candidate(line)] == expected and len(expected) > 50

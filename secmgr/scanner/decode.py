@@ -125,6 +125,14 @@ def candidate_lines(text: str) -> list[int]:
     return sorted(found)
 
 
+def candidate(line: str) -> bool:
+    """Whether candidate_lines would name this line."""
+    data = line.encode("utf-8", "surrogatepass")
+    if RUN_BYTE * 16 in data.translate(RUN_TABLE):
+        return True
+    return b"%" in data and any(True for _ in _lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
+
+
 def _lines_holding(data: bytes, needle: bytes, accept: Callable[[int], bool] | None = None) -> Iterator[int]:
     line = counted = 0
     at = data.find(needle)

@@ -261,11 +261,10 @@ class Detector:
         return _deduplicated(found)
 
     def _decodable(self, lines: Sequence[str], text: str) -> list[int]:
-        """The lines that may hold an encoded value: with Hyperscan, of decode.candidate_lines those its mark for
-        the decoder matched in (and those that are not ASCII)."""
-        candidates = decode.candidate_lines(text)
-        if not self.accelerated or not candidates:
-            return candidates
+        """The lines that may hold an encoded value (decode.candidate_lines); with Hyperscan, looked for only in the
+        lines its mark for the decoder matched in and those that are not ASCII."""
+        if not self.accelerated:
+            return decode.candidate_lines(text)
         data = text.encode()
         ends = sorted(end for _, end in (self._accelerator or self._accelerate()).decodable.ends(data))
         marked: set[int] = set()
@@ -274,7 +273,9 @@ class Detector:
             line += data.count(b"\n", position, end - 1)
             position = end - 1
             marked.add(line)
-        return [i for i in candidates if i in marked or not lines[i].isascii()]
+        if not text.isascii():
+            marked.update(i for i, line_text in enumerate(lines) if not line_text.isascii())
+        return [i for i in sorted(marked) if decode.candidate(lines[i])]
 
     def _holds_keyword(self, text: str) -> bool:
         if self._any_keyword_lowered is not None and text.isascii():
