@@ -119,6 +119,30 @@ def api_import(data: Path, url: str | None, repo_id: int, report: bytes) -> tupl
     return seconds, response.json()
 
 
+def time_import(data: Path, url: str | None, n: int, seed: int, vc_id: int, repo_ids: list[int], shared: list[str],
+                stored: int) -> None:  # fmt: skip
+    """One N-finding gitleaks report through `POST /import/secrets` into the store, beside plain executemany of the
+    same rows into one table without indexes."""
+    fresh = findings_for(random.Random(seed + 1), repo_ids[0], n, shared)
+    report = gitleaks_report(fresh)
+    seconds, answer = api_import(data, url, repo_ids[0], report)
+    plain = raw_insert(data / "raw-plain.db", [(repo_ids[0], fresh)], vc_id, repo_ids, now_iso(), plain=True)
+    print(f"POST /import/secrets, {n} new findings ({len(report) / 2**20:.0f} MiB) into {stored} stored:"
+          f" {seconds:.1f}s = {n / seconds:,.0f} findings/s; answer {answer}")  # fmt: skip
+    print(f"plain executemany of the same {n} rows into one table: {n / plain:,.0f} rows/s;"
+          f" the import runs at {plain / seconds:.2f}x of it")  # fmt: skip
+
+
+def time_import_into_existing(data: Path, url: str | None, n: int, seed: int) -> None:
+    db = database_for(Settings(data_dir=data, database_url=url)).open()
+    vc_id = db.scalar("SELECT min(id) FROM vcs")
+    repo_ids = [row["id"] for row in db.query("SELECT id FROM repos WHERE vc_id = ? ORDER BY id", (vc_id,))]
+    stored = int(db.scalar("SELECT count(*) FROM secrets"))
+    shared = [row["secret"] for row in db.query("SELECT secret FROM secrets WHERE repo_count > 1 LIMIT 2000")]
+    db.close()
+    time_import(data, url, n, seed, vc_id, repo_ids, shared or ["shared-value"], stored)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
@@ -139,7 +163,13 @@ def main() -> None:
     parser.add_argument("--time-import", type=int, default=0, metavar="N",
                         help="then time one N-finding gitleaks report through POST /import/secrets, and N rows of"
                              " plain executemany into one table")  # fmt: skip
+    parser.add_argument("--into-existing", action="store_true",
+                        help="with --time-import: load nothing, import into the store already in --data-dir (a copy"
+                             " of one loaded before)")  # fmt: skip
     args = parser.parse_args()
+    if args.into_existing:
+        time_import_into_existing(Path(args.data_dir), args.database_url, args.time_import, args.seed)
+        return
     rng = random.Random(args.seed)
     data = Path(args.data_dir)
     data.mkdir(parents=True, exist_ok=True)
@@ -180,15 +210,7 @@ def main() -> None:
     print(f"ingest path: {total} secrets in {ingest_seconds:.1f}s = {total / ingest_seconds:,.0f} rows/s", flush=True)
     if args.time_import:
         db.close()
-        fresh = findings_for(random.Random(args.seed + 1), repo_ids[0], args.time_import, shared)
-        report = gitleaks_report(fresh)
-        seconds, answer = api_import(data, args.database_url, repo_ids[0], report)
-        plain = raw_insert(data / "raw-plain.db", [(repo_ids[0], fresh)], vc["id"], repo_ids, now, plain=True)
-        n = args.time_import
-        print(f"POST /import/secrets, {n} new findings ({len(report) / 2**20:.0f} MiB) into {total} stored:"
-              f" {seconds:.1f}s = {n / seconds:,.0f} findings/s; answer {answer}")  # fmt: skip
-        print(f"plain executemany of the same {n} rows into one table: {n / plain:,.0f} rows/s;"
-              f" the import runs at {plain / seconds:.2f}x of it")  # fmt: skip
+        time_import(data, args.database_url, args.time_import, args.seed, vc["id"], repo_ids, shared, total)
         return
     for name, seconds in baselines:
         print(

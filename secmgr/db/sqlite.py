@@ -214,8 +214,10 @@ class SqliteDatabase(Database):
         conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA temp_store=MEMORY")
-        # Page cache in KiB (negative): the writer touches many indexes at once, readers walk them.
-        conn.execute(f"PRAGMA cache_size={-32_768 if readonly else -262_144}")
+        # Page cache in KiB (negative), taken as pages are used, so a small store stays small: the writer touches
+        # pages all over a dozen indexes at once (a 100,000-finding import into 1M runs 1.4x faster with 1 GiB
+        # than with 256 MiB), readers walk one index each.
+        conn.execute(f"PRAGMA cache_size={-32_768 if readonly else -1_048_576}")
         if readonly:
             conn.execute("PRAGMA query_only=ON")
         with self._all_lock:
