@@ -308,8 +308,9 @@ def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, lis
     step = max(1, len(grams) // MAX_TRIGRAMS)
     chosen = grams[::step][:MAX_TRIGRAMS]
     expression = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in chosen)
+    # One IN list (not an OR of two conditions), so the planner drives from the candidates, not a sort index.
     return (
-        f"({row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ?) OR {row_column} >"
-        f" (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
+        f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ? UNION ALL SELECT id FROM secrets"
+        f" WHERE id > (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
         [expression],
     )
