@@ -82,3 +82,10 @@ class Server:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def serving(tmp_path: Path, database_url: str | None, **env: str) -> Server:
+    """A server on the test's database: SQLite in its data directory, or the session's PostgreSQL."""
+    if database_url is not None:
+        env["SECMGR_DATABASE_URL"] = database_url
+    return Server(tmp_path / "data", tmp_path / "server.log", **env)

@@ -17,7 +17,7 @@ from secmgr.demo import prepare
 from secmgr.settings import Settings
 
 from .conftest import ADMIN_PASSWORD
-from .server import Server
+from .server import Server, serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -29,10 +29,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    data_dir = tmp_path / "data"
-    prepare(Settings(data_dir=data_dir, admin_password=ADMIN_PASSWORD))
-    with Server(data_dir, tmp_path / "server.log") as running:
+def server(tmp_path: Path, database_url: str | None) -> Iterator[Server]:
+    prepare(Settings(data_dir=tmp_path / "data", admin_password=ADMIN_PASSWORD, database_url=database_url))
+    with serving(tmp_path, database_url) as running:
         yield running
 
 

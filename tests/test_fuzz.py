@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .server import Server
+from .server import Server, serving
 
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
@@ -50,8 +50,8 @@ def operations_tested(report: str) -> tuple[int, int]:
     return int(done[1]), int(selected[1])
 
 
-def test_every_operation_holds_to_its_schema(tmp_path: Path) -> None:
-    server = Server(tmp_path / "data", tmp_path / "server.log").start()
+def test_every_operation_holds_to_its_schema(tmp_path: Path, database_url: str | None) -> None:
+    server = serving(tmp_path, database_url).start()
     try:
         token = server.token()
         client = server.client(token)

@@ -24,7 +24,7 @@ from secmgr.db.postgres import WRITER_LOCK
 
 from . import webhook_payloads as hooks
 from .conftest import leak
-from .server import Server
+from .server import Server, serving
 from .test_fetch import finished, git
 
 
@@ -78,13 +78,6 @@ class Store:
             return writer_is_busy(self.path)
         return bool(self.scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
                                 " AND objid = ?", WRITER_LOCK))  # fmt: skip
-
-
-def serving(tmp_path: Path, database_url: str | None, **env: str) -> Server:
-    """A server on the test's database: SQLite in its data directory, or the session's PostgreSQL."""
-    if database_url is not None:
-        env["SECMGR_DATABASE_URL"] = database_url
-    return Server(tmp_path / "data", tmp_path / "server.log", **env)
 
 
 def job_state(client: httpx.Client, job_id: int) -> Callable[[], dict]:
