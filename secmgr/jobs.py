@@ -65,7 +65,7 @@ class JobContext:
 
 HEARTBEAT_SECONDS = 10
 LEASE_SECONDS = 60
-SEARCH_INDEX_SECONDS = 2
+MAINTENANCE_SECONDS = 2
 """A running job whose process has not beaten for this long is taken back (the process is on another machine)."""
 HOST = socket.gethostname()
 _live: set[str] = set()  # the worker ids of this process's running Workers
@@ -125,7 +125,7 @@ class Workers:
         loops = [(self._loop, f"secmgr-job-{n}") for n in range(self.count)]
         if self.count:
             loops += [(self._send_loop, "secmgr-notify"), (self._heartbeat_loop, "secmgr-job-heartbeat")]
-        loops.append((self._search_index_loop, "secmgr-search-index"))
+        loops.append((self._maintenance_loop, "secmgr-maintenance"))
         for loop, name in loops:
             thread = threading.Thread(target=loop, name=name, daemon=True)
             thread.start()
@@ -149,14 +149,14 @@ class Workers:
             self._abandon(job, INTERRUPTED)
             self.db.transaction(partial(notify_send.job_failed, job=job, reason=INTERRUPTED))
 
-    def _search_index_loop(self) -> None:
-        """Keeps a search index written behind the data (SQLite's trigram index) at most a few seconds behind."""
+    def _maintenance_loop(self) -> None:
+        """The database's upkeep behind the requests (SQLite: its search index and checkpoints), every few seconds."""
         while True:
             try:
-                self.db.catch_up_search_index()
+                self.db.maintain()
             except Exception:  # the database was busy or closing: the next round tries again
-                log.exception("search index catch-up failed")
-            if self._stop.wait(SEARCH_INDEX_SECONDS):
+                log.exception("database maintenance failed")
+            if self._stop.wait(MAINTENANCE_SECONDS):
                 return
 
     def _heartbeat_loop(self) -> None:

@@ -309,3 +309,20 @@ def test_the_search_index_catches_up_behind_writes_and_search_sees_every_row_mea
         assert found("moved") == ["gamma-Zq55-third"]
     finally:
         db.close()
+
+
+def test_maintenance_copies_the_log_back_without_the_writer(tmp_path: Path) -> None:
+    db = SqliteDatabase(tmp_path / "w.db").open()
+    try:
+        assert (
+            db.transaction(lambda tx: tx.scalar("PRAGMA wal_autocheckpoint")) > 1000
+        )  # commits leave it to maintain()
+        db.execute("CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT)")
+        db.transaction(lambda tx: tx.executemany("INSERT INTO filler (body) VALUES (?)",
+                                                 [("x" * 3000,) for _ in range(2000)]))  # fmt: skip
+        logged, copied = db.checkpoint()
+        assert logged > 1000 and copied == logged  # thousands of pages, all copied back
+        db.maintain()  # nothing left to do, nothing fails
+        assert db.checkpoint() == (logged, logged)
+    finally:
+        db.close()

@@ -14,7 +14,7 @@ from secmgr.ingest import ingest_vulnerabilities, record_vulnerability_scan
 from .conftest import World, leak
 
 READS = ("SELECT", "WITH")
-BACKGROUND = ("secmgr-job-", "secmgr-notify", "secmgr-search-index")
+BACKGROUND = ("secmgr-job-", "secmgr-notify", "secmgr-maintenance")
 FILES = ("app.py", "ci.yml", "deploy.sh")
 
 

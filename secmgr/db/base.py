@@ -171,10 +171,10 @@ class Database(ABC):
     def execute(self, sql: str, params: Params = ()) -> int:
         return self.transaction(lambda tx: tx.execute(sql, params))
 
-    def catch_up_search_index(self) -> int:
-        """Brings a search index that is written behind the data up to date; how many rows it added. Only SQLite
-        keeps one (PostgreSQL's trigram indexes are part of every write)."""
-        return 0
+    @abstractmethod
+    def maintain(self) -> None:
+        """The database's own upkeep behind the requests, run every few seconds by a background thread: on SQLite,
+        the search index catching up and the write-ahead log copied back; PostgreSQL does its own."""
 
     def ping(self) -> None:
         """One trivial read on this thread's connection: raises when the database cannot be read."""

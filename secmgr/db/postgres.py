@@ -249,6 +249,9 @@ class PostgresDatabase(Database):
                 conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
                 conn.execute("SELECT set_config('statement_timeout', %s, false)", (str(int(self.time_limit_ms)),))
 
+    def maintain(self) -> None:
+        """Nothing: PostgreSQL's indexes are part of every write and autovacuum and its checkpointer do the rest."""
+
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None

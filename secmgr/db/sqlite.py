@@ -68,6 +68,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 
 
 SEARCH_INDEX_STEP = 5_000
+WAL_AUTOCHECKPOINT_PAGES = 262_144  # 1 GiB of 4 KiB pages: a 100,000-finding import into 1M writes ~420 MiB
+WAL_KEPT_BYTES = 64 * 2**20  # the log is cut back to this once it starts over
 SEARCH_COLUMNS = "secret, rule, file, author, email, commit_sha, message, description, branch"
 
 
@@ -165,6 +167,7 @@ class SqliteDatabase(Database):
         self._writer: sqlite3.Connection | None = None
         self._writer_deadline = _Deadline()
         self._trace: Callable[[str], None] | None = None
+        self._checkpointer: sqlite3.Connection | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> SqliteDatabase:
@@ -172,6 +175,10 @@ class SqliteDatabase(Database):
         private_file(self.path)  # SQLite gives the -wal and -shm files the database file's mode
         self._writer = self._connect(readonly=False)
         self._writer.execute("PRAGMA journal_mode=WAL")
+        # maintain() checkpoints every few seconds in the server; a commit does it itself only past this many pages
+        # (a process without that loop, or a loop fallen behind).
+        self._writer.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+        self._writer.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
         self._migrate(self._writer)
         self._writer.executescript(resources.files("secmgr.db").joinpath("schema.sql").read_text("utf-8"))
         self._writer.execute(
@@ -202,7 +209,7 @@ class SqliteDatabase(Database):
             for conn in self._all:
                 conn.close()
             self._all.clear()
-        self._writer = None
+        self._writer = self._checkpointer = None
         self._local = threading.local()
 
     def _connect(self, *, readonly: bool) -> sqlite3.Connection:
@@ -266,6 +273,21 @@ class SqliteDatabase(Database):
 
     def integrity_check(self) -> str:
         return str(self.scalar("PRAGMA integrity_check"))
+
+    def maintain(self) -> None:
+        self.catch_up_search_index()
+        self.checkpoint()
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copies the write-ahead log's committed pages back into the database file, on a connection of its own and
+        without the writer (PASSIVE: nobody waits), so a large import's commit does not do it on the request; how
+        many pages the log holds and how many of them are now copied."""
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            with self._all_lock:
+                self._all.append(self._checkpointer)
+        _, logged, copied = self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(logged), int(copied)
 
     def catch_up_search_index(self, step: int = SEARCH_INDEX_STEP) -> int:
         """Adds the secrets past the trigram index's `indexed_through` to it, `step` rows per write transaction
