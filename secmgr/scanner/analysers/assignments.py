@@ -346,6 +346,8 @@ def _at(
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "") or netrc
+    if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[A-Za-z_]+", value):
+        kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
     decoded = ""
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
         plain = unquote(value, errors="replace")
