@@ -485,7 +485,8 @@ def open_by_repository(db: Db, scope: int | None, limit: int) -> list[Row]:
 def list_incidents(db: Database, q: IncidentQuery, scope: int | None) -> tuple[list[dict[str, Any]], int]:
     where = _where(q, scope)
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "i.id")
-    rows, total = paged(db, COLUMNS, FROM, where, order, q.limit, q.offset, count_source="FROM incidents i")
+    rows, total = paged(db, COLUMNS, FROM, where, order, q.limit, q.offset, count_source="FROM incidents i",
+                        ids_first="i.id")  # fmt: skip
     occurrences = _occurrences(db, rows)
     return [public(row, occurrences[row["id"]]) for row in rows], total
 

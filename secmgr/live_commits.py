@@ -152,7 +152,13 @@ def list_scans(db: Database, q: LiveCommitScanQuery, scope: int | None) -> tuple
         where.add("s.scan_type = ?", q.scan_type)
     order = order_by(q.sort_by, q.order_by, SCAN_SORTS, "s.id")
     columns = f"s.*, {REPO_COUNT} AS repo_count, {COMMIT_COLUMNS}"
-    return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset)
+    if q.author or q.message or q.search:  # filters on the commit and repository: counted through the joins
+        return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset)
+    # Filters on the scan alone: counted on its table, and the page's ids found from its indexes first (except
+    # by repo_count, which the commit's other pushes decide).
+    ids_first = None if q.sort_by == "repo_count" else "s.id"
+    return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset, count_source="FROM live_commit_scans s",
+                 ids_first=ids_first)  # fmt: skip
 
 
 def scans_to_run(db: Db, ids: list[int]) -> list[Row]:

@@ -300,6 +300,7 @@ CREATE TABLE IF NOT EXISTS incidents (
 CREATE UNIQUE INDEX IF NOT EXISTS incidents_identity_uq ON incidents (repository_id, type, key);
 CREATE INDEX IF NOT EXISTS incidents_created_idx ON incidents (created_at, id);
 CREATE INDEX IF NOT EXISTS incidents_status_idx ON incidents (status, id);
+CREATE INDEX IF NOT EXISTS incidents_status_created_idx ON incidents (status, created_at, id);  -- the default sort
 CREATE TABLE IF NOT EXISTS incident_activity (
     id           INTEGER PRIMARY KEY,
     incident_id  INTEGER NOT NULL REFERENCES incidents (id) ON DELETE CASCADE,
@@ -442,6 +443,7 @@ CREATE TABLE IF NOT EXISTS pr_scans (
 );
 CREATE INDEX IF NOT EXISTS pr_scans_status_idx ON pr_scans (status, id);
 CREATE INDEX IF NOT EXISTS pr_scans_pr_idx ON pr_scans (pr_id);
+CREATE INDEX IF NOT EXISTS pr_scans_repo_idx ON pr_scans (repo_id, id);
 
 -- Commits pushed to branches, each scanned once per scan type.
 CREATE TABLE IF NOT EXISTS live_commits (
@@ -475,6 +477,9 @@ CREATE TABLE IF NOT EXISTS live_commit_scans (
     updated_at          TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS live_commit_scans_commit_idx ON live_commit_scans (live_commit_id);
+CREATE INDEX IF NOT EXISTS live_commit_scans_repo_idx ON live_commit_scans (repo_id, id);
+CREATE INDEX IF NOT EXISTS live_commit_scans_secrets_idx ON live_commit_scans (secret_count, id);
+CREATE INDEX IF NOT EXISTS live_commit_scans_vulnerabilities_idx ON live_commit_scans (vulnerability_count, id);
 
 -- Dashboard sign-ins (/ui/). Only a hash of the cookie's token is kept. A row ends on sign-out, and one whose user
 -- has moved on to another token_version (password change, deactivation, deletion) signs no one in and is dropped.
