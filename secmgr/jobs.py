@@ -65,8 +65,8 @@ class JobContext:
 
 HEARTBEAT_SECONDS = 10
 LEASE_SECONDS = 60
-MAINTENANCE_SECONDS = 2
 """A running job whose process has not beaten for this long is taken back (the process is on another machine)."""
+MAINTENANCE_SECONDS = 2
 HOST = socket.gethostname()
 _live: set[str] = set()  # the worker ids of this process's running Workers
 
