@@ -49,23 +49,42 @@ def wait(url: str) -> None:
     raise SystemExit(f"{url} did not come up")
 
 
+def start_server(data_dir: str | Path, port: int, **env: str) -> subprocess.Popen[bytes]:
+    """`secmgr serve` on `data_dir` at `port` with the bench's admin password (not yet waited for)."""
+    environment = {**os.environ, "SECMGR_ADMIN_PASSWORD": PASSWORD, **env}
+    return subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", str(port), "--data-dir",
+                             str(data_dir)], env=environment, stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def admin_client(port: int) -> httpx.Client:
+    """A client of the server at `port` once it answers, signed in as the admin."""
+    wait(f"http://127.0.0.1:{port}/health")
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
+    token = client.post("/auth/login", json={"username": "admin", "password": PASSWORD}).json()["access_token"]
+    client.headers["Authorization"] = f"Bearer {token}"
+    return client
+
+
+def start_bare(body: bytes, port: int) -> tuple[subprocess.Popen[bytes], httpx.Client]:
+    """The bare endpoint serving `body` at `port`, answering, and a client of it."""
+    page_file = Path(tempfile.mkdtemp()) / "page.json"
+    page_file.write_bytes(body)
+    bare = subprocess.Popen([sys.executable, "-m", "bench.bare", str(page_file), str(port)])
+    wait(f"http://127.0.0.1:{port}/page")
+    return bare, httpx.Client(base_url=f"http://127.0.0.1:{port}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--database-url", help="the PostgreSQL database the data is in (default: SQLite)")
     args = parser.parse_args()
-    env = {**os.environ, "SECMGR_ADMIN_PASSWORD": PASSWORD}
-    if args.database_url:
-        env["SECMGR_DATABASE_URL"] = args.database_url
-    server = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", "8931", "--data-dir",
-                               args.data_dir], env=env, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = start_server(args.data_dir, 8931, **({"SECMGR_DATABASE_URL": args.database_url} if args.database_url
+                                                   else {}))  # fmt: skip
     bare = None
     try:
-        wait("http://127.0.0.1:8931/health")
-        client = httpx.Client(base_url="http://127.0.0.1:8931", timeout=60)
-        token = client.post("/auth/login", json={"username": "admin", "password": PASSWORD}).json()["access_token"]
-        client.headers["Authorization"] = f"Bearer {token}"
+        client = admin_client(8931)
         sample = client.get("/secrets/").json()
         some = sample["items"][0]
         author = some["author"]
@@ -77,15 +96,12 @@ def main() -> None:
             "author + whitelisted": f"author={author}&whitelisted=false",
             "page 5000": "page=5000",
         }
-        page_file = Path(tempfile.mkdtemp()) / "page.json"
-        page_file.write_bytes(client.get("/secrets/").content)
-        bare = subprocess.Popen([sys.executable, "-m", "bench.bare", str(page_file), "8932"])
-        wait("http://127.0.0.1:8932/page")
-        bare_client = httpx.Client(base_url="http://127.0.0.1:8932")
+        page = client.get("/secrets/").content
+        bare, bare_client = start_bare(page, 8932)
         bare_p50, bare_p99 = percentiles(timed(lambda: bare_client.get("/page"), args.runs))
         settings = Settings(data_dir=Path(args.data_dir), database_url=args.database_url)
         db = database_for(settings, time_limit_ms=60_000).open()
-        print(f"bare endpoint, same-sized page ({page_file.stat().st_size} bytes): p50 {bare_p50:.1f} ms,"
+        print(f"bare endpoint, same-sized page ({len(page)} bytes): p50 {bare_p50:.1f} ms,"
               f" p99 {bare_p99:.1f} ms")  # fmt: skip
         print("| query | total | HTTP p50 ms | HTTP p99 ms | SQL alone p50 ms | bare + SQL ms | ratio |")
         print("|---|---|---|---|---|---|---|")

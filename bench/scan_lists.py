@@ -10,24 +10,18 @@ ROWS/2 pull requests, ROWS live commit scans over ROWS/2 commits, ROWS vulnerabi
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
-
-import httpx
 
 from secmgr import incidents, live_commits, pr_scans, vulnerabilities
 from secmgr.db import Database, database_for
 from secmgr.settings import Settings
 from secmgr.timeutil import now_iso
 
-from .list_secrets import PASSWORD, percentiles, timed, wait
+from .list_secrets import PASSWORD, admin_client, percentiles, start_bare, start_server, timed
 
 REPOS = 200
 STATUSES = ["pending", "processing", "completed", "failed"]
@@ -127,22 +121,14 @@ def main() -> None:
     db = database_for(settings, time_limit_ms=60_000).open()
     if fresh:
         fill(db, args.rows, seed=11)
-    env = {**os.environ, "SECMGR_ADMIN_PASSWORD": PASSWORD, "SECMGR_JOB_WORKERS": "0"}
-    server = subprocess.Popen([sys.executable, "-m", "secmgr.cli", "serve", "--port", "8933", "--data-dir", str(data)],
-                              env=env, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = start_server(data, 8933, SECMGR_JOB_WORKERS="0")
     bare = None
     try:
-        wait("http://127.0.0.1:8933/health")
-        client = httpx.Client(base_url="http://127.0.0.1:8933", timeout=60)
-        token = client.post("/auth/login", json={"username": "admin", "password": PASSWORD}).json()["access_token"]
-        client.headers["Authorization"] = f"Bearer {token}"
-        page_file = Path(tempfile.mkdtemp()) / "page.json"
-        page_file.write_bytes(client.get("/incident/?limit=100").content)
-        bare = subprocess.Popen([sys.executable, "-m", "bench.bare", str(page_file), "8934"])
-        wait("http://127.0.0.1:8934/page")
-        bare_client = httpx.Client(base_url="http://127.0.0.1:8934")
+        client = admin_client(8933)
+        page = client.get("/incident/?limit=100").content
+        bare, bare_client = start_bare(page, 8934)
         bare_p50, _ = percentiles(timed(lambda: bare_client.get("/page"), args.runs))
-        print(f"bare endpoint, the largest page ({page_file.stat().st_size} bytes): p50 {bare_p50:.1f} ms")
+        print(f"bare endpoint, the largest page ({len(page)} bytes): p50 {bare_p50:.1f} ms")
         print("| list | total | HTTP p50 ms | SQL alone p50 ms | bare + SQL ms | ratio |")
         print("|---|---|---|---|---|---|")
         for path, query in QUERIES:
