@@ -21,7 +21,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, order_by, paged, total_from_repositories
+from .sql import Where, like_pattern, order_by, paged, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -89,7 +89,10 @@ def public(row: Row) -> dict[str, Any]:
 
 
 def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
-    where = Where().of_repositories("v.repository_id", scope, q.repo_ids, q.vc_ids).substring("v.package", q.package)
+    where = Where().of_repositories("v.repository_id", scope, q.repo_ids, q.vc_ids)
+    if q.package:
+        where.add("v.package IN (SELECT package FROM vulnerability_packages WHERE lower(package) LIKE lower(?)"
+                  " ESCAPE '\\')", like_pattern(q.package))  # fmt: skip
     seen_by(where, "vulnerability", "v", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     where.text_in_any(["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)

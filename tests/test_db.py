@@ -39,6 +39,8 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute(f"DROP TABLE {table}")
     conn.execute("CREATE INDEX secrets_pr_scan_idx ON secrets (pr_scan_id)")
     conn.execute("CREATE INDEX secrets_live_scan_idx ON secrets (live_commit_scan_id)")
+    conn.execute("DROP TRIGGER vulnerability_packages_insert")  # not yet: filled from the rows when opened
+    conn.execute("DROP TABLE vulnerability_packages")
     # Before version 5 the trigram index took every row as it was written.
     conn.execute("DROP TABLE search_index_progress")
     for event in ("delete", "update"):
@@ -85,6 +87,7 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
         assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 5
         assert db.scalar("SELECT indexed_through FROM search_index_progress") == 2  # both secrets are in the index
         assert search_index_agrees(db)
+        assert db.query("SELECT package FROM vulnerability_packages") == [{"package": "p"}]
         assert db.query("SELECT kind, worker, heartbeat_at FROM jobs") == [
             {"kind": "fetch_all", "worker": None, "heartbeat_at": None}
         ]

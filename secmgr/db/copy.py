@@ -15,6 +15,7 @@ from .sqlite import SqliteDatabase
 BATCH = 5_000
 # Each database records its own schema version; the search index's progress is SQLite's alone.
 SKIPPED = ("schema_version", "search_index_progress")
+VOCABULARIES = ("secret_rules", "vulnerability_packages")
 
 
 class CopyError(Exception):
@@ -83,7 +84,7 @@ def _copy_table(conn: sqlite3.Connection, pg: Any, table: str) -> Iterator[int]:
     columns = _columns(conn, table)
     names = ", ".join(columns)
     rows = conn.execute(f"SELECT {names} FROM {table}")
-    if table == "secret_rules":  # also filled by a trigger as secrets arrive
+    if table in VOCABULARIES:  # also filled by a trigger as findings arrive
         missing = rows.fetchall()
         with pg.cursor() as cursor:
             values = ", ".join("%s" for _ in columns)

@@ -25,6 +25,15 @@ END $$;
 CREATE OR REPLACE TRIGGER secret_rules_insert AFTER INSERT ON secrets
     FOR EACH ROW EXECUTE FUNCTION secret_rules_insert();
 
+-- The distinct package names of vulnerabilities, kept by a trigger as on SQLite.
+CREATE OR REPLACE FUNCTION vulnerability_packages_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO vulnerability_packages (package) VALUES (NEW.package) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER vulnerability_packages_insert AFTER INSERT ON vulnerabilities
+    FOR EACH ROW EXECUTE FUNCTION vulnerability_packages_insert();
+
 -- SQLite's functions the shared SQL calls, with SQLite's meaning.
 CREATE OR REPLACE FUNCTION instr(haystack text, needle text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN strpos(haystack, needle);

@@ -325,6 +325,17 @@ END;
 INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
 
+-- The distinct package names, so a substring filter on `package` becomes an index walk over the matching names.
+CREATE TABLE IF NOT EXISTS vulnerability_packages (package TEXT PRIMARY KEY);
+CREATE INDEX IF NOT EXISTS vulnerabilities_package_name_idx ON vulnerabilities (package, id);
+-- begin sqlite only
+CREATE TRIGGER IF NOT EXISTS vulnerability_packages_insert AFTER INSERT ON vulnerabilities BEGIN
+    INSERT OR IGNORE INTO vulnerability_packages (package) VALUES (new.package);
+END;
+-- end sqlite only
+INSERT INTO vulnerability_packages (package)
+    SELECT DISTINCT package FROM vulnerabilities WHERE NOT EXISTS (SELECT 1 FROM vulnerability_packages);
+
 -- Background work. A job is a row: a restart neither loses a queued job nor leaves one running forever.
 CREATE TABLE IF NOT EXISTS jobs (
     id              INTEGER PRIMARY KEY,
