@@ -74,6 +74,13 @@ def start_bare(body: bytes, port: int) -> tuple[subprocess.Popen[bytes], httpx.C
     return bare, httpx.Client(base_url=f"http://127.0.0.1:{port}")
 
 
+def stop(*processes: subprocess.Popen[bytes] | None) -> None:
+    for process in processes:
+        if process is not None:
+            process.terminate()
+            process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
@@ -121,11 +128,7 @@ def main() -> None:
             print(f"| {name} | {total} | {http_p50:.1f} | {http_p99:.1f} | {sql_p50:.1f} | {floor:.1f} |"
                   f" {http_p50 / floor:.2f} |")  # fmt: skip
     finally:
-        server.terminate()
-        server.wait()
-        if bare:
-            bare.terminate()
-            bare.wait()
+        stop(server, bare)
 
 
 def _query_dict(query: str) -> dict[str, object]:

@@ -21,7 +21,7 @@ from secmgr.db import Database, database_for
 from secmgr.settings import Settings
 from secmgr.timeutil import now_iso
 
-from .list_secrets import PASSWORD, admin_client, percentiles, start_bare, start_server, timed
+from .list_secrets import PASSWORD, admin_client, percentiles, start_bare, start_server, stop, timed
 
 REPOS = 200
 STATUSES = ["pending", "processing", "completed", "failed"]
@@ -44,23 +44,18 @@ def fill(db: Database, rows: int, seed: int) -> None:
             [(1 + n % REPOS, n, f"change {n}", f"{rng.getrandbits(160):040x}", now, now) for n in range(prs)],
         )
         tx.executemany(
-            "INSERT INTO pr_scans (pr_id, vc_id, repo_id, scan_type, status, secret_count, created_at, updated_at)"
-            " VALUES (?, 1, ?, ?, ?, ?, ?, ?)",
-            [(1 + n // 2, 1 + (n // 2) % REPOS, ("SECRET", "VULNERABILITY")[n % 2], rng.choice(STATUSES),
-              rng.randint(0, 3), now, now) for n in range(rows)],
-        )  # fmt: skip
-        tx.executemany(
             "INSERT INTO live_commits (vc_id, repo_id, commit_sha, branch, author, email, message, created_at)"
             " VALUES (1, ?, ?, 'main', ?, ?, ?, ?)",
             [(1 + n % REPOS, f"{rng.getrandbits(160):040x}", f"Dev {n % 300}", f"dev{n % 300}@example.com",
               f"change number {n}", now) for n in range(prs)],
         )  # fmt: skip
-        tx.executemany(
-            "INSERT INTO live_commit_scans (live_commit_id, vc_id, repo_id, scan_type, status, secret_count,"
-            " created_at, updated_at) VALUES (?, 1, ?, ?, ?, ?, ?, ?)",
-            [(1 + n // 2, 1 + (n // 2) % REPOS, ("SECRET", "VULNERABILITY")[n % 2], rng.choice(STATUSES),
-              rng.randint(0, 3), now, now) for n in range(rows)],
-        )  # fmt: skip
+        for scans, subject in (("pr_scans", "pr_id"), ("live_commit_scans", "live_commit_id")):  # two per subject
+            tx.executemany(
+                f"INSERT INTO {scans} ({subject}, vc_id, repo_id, scan_type, status, secret_count, created_at,"
+                " updated_at) VALUES (?, 1, ?, ?, ?, ?, ?, ?)",
+                [(1 + n // 2, 1 + (n // 2) % REPOS, ("SECRET", "VULNERABILITY")[n % 2], rng.choice(STATUSES),
+                  rng.randint(0, 3), now, now) for n in range(rows)],
+            )  # fmt: skip
         vulns = []
         for n in range(rows):
             severity, rank = rng.choice(SEVERITIES)
@@ -142,11 +137,7 @@ def main() -> None:
             floor = bare_p50 + sql_p50
             print(f"| `{url}` | {total} | {http_p50:.1f} | {sql_p50:.1f} | {floor:.1f} | {http_p50 / floor:.2f} |")
     finally:
-        server.terminate()
-        server.wait()
-        if bare:
-            bare.terminate()
-            bare.wait()
+        stop(server, bare)
         db.close()
 
 
