@@ -39,8 +39,8 @@ alone. A PostgreSQL database runs only the migrations after it."""
 
 _QUOTED_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|\?|%")
 _TRIGRAM_CANDIDATES = re.compile(
-    r"[\w.]+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \? UNION ALL SELECT id FROM secrets"
-    r" WHERE id > \(SELECT indexed_through FROM search_index_progress WHERE name = '\1'\)\)"
+    r"[\w.]+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \? UNION ALL"
+    r" SELECT id FROM \w+ WHERE id > \(SELECT indexed_through FROM search_index_progress WHERE name = '\1'\)\)"
 )
 
 

@@ -71,6 +71,7 @@ SEARCH_INDEX_STEP = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 262_144  # 1 GiB of 4 KiB pages: a 100,000-finding import into 1M writes ~420 MiB
 WAL_KEPT_BYTES = 64 * 2**20  # the log is cut back to this once it starts over
 SEARCH_COLUMNS = "secret, rule, file, author, email, commit_sha, message, description, branch"
+SEARCH_INDEXES = {"secrets_fts": "secrets"}  # each trigram index, and the table whose rows it indexes
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
@@ -332,7 +333,8 @@ def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, lis
     expression = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in chosen)
     # One IN list (not an OR of two conditions), so the planner drives from the candidates, not a sort index.
     return (
-        f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ? UNION ALL SELECT id FROM secrets"
-        f" WHERE id > (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
+        f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ? UNION ALL"
+        f" SELECT id FROM {SEARCH_INDEXES[index]} WHERE id >"
+        f" (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
         [expression],
     )
