@@ -7,6 +7,7 @@ caller stores nothing of it. Paths are kept relative to the scanned directory wh
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections.abc import Iterable
@@ -273,6 +274,7 @@ class _TruffleHogResult(_Lenient):
     Verified: bool = False
     Raw: Text = ""
     RawV2: Text = ""
+    Redacted: Text = ""
     level: Name = ""  # a log record (trufflehog logs JSON on stderr, which some pipelines fold into stdout)
     msg: Text = ""
 
@@ -284,7 +286,7 @@ NAME_AND_EMAIL = re.compile(r"^(.*?)\s*<([^<>]*)>$")
 def _trufflehog_finding(result: _TruffleHogResult, loc: list[str | int]) -> SecretFinding:
     if not result.DetectorName:
         raise invalid([*loc, "DetectorName"], "Field required", "missing")
-    secret = result.Raw or result.RawV2
+    secret = _raw_value(result.Raw, result.Redacted) or result.RawV2
     if not secret:
         raise invalid([*loc, "Raw"], "A result needs the secret in Raw or RawV2", "missing")
     place = next(iter(result.SourceMetadata.Data.values()), _TruffleHogPlace())
@@ -302,15 +304,88 @@ def _trufflehog_finding(result: _TruffleHogResult, loc: list[str | int]) -> Secr
     )  # fmt: skip
 
 
+def _raw_value(raw: str, redacted: str) -> str:
+    """trufflehog 3 releases of 2022 wrote `Raw` as Go writes bytes, in base64: the decoded value is taken when it
+    agrees with `Redacted` and the value as written does not."""
+    if not raw or not redacted or _agrees(raw, redacted) or not BASE64_TEXT.fullmatch(raw):
+        return raw
+    try:
+        decoded = base64.b64decode(raw, validate=True).decode()
+    except ValueError:  # not base64, or not text
+        return raw
+    return decoded if _agrees(decoded, redacted) else raw
+
+
+def _agrees(value: str, redacted: str) -> bool:
+    """`value` begins as `redacted` reads, each run of `*` in it standing for hidden text."""
+    pattern = ".*?".join(re.escape(part) for part in re.split(r"\*+", redacted))
+    return re.match(pattern, value, re.DOTALL) is not None
+
+
+BASE64_TEXT = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+class _TruffleHogLegacyResult(_Lenient):
+    """trufflehog 2, and trufflehog 3 with `--json-legacy`: a result per commit diff, the strings it found in it."""
+
+    commitHash: Name = ""  # noqa: N815
+    commit: Text = ""  # the commit's message
+    date: Name = ""  # the committer's local time, without its zone
+    path: Text = ""
+    reason: RuleId
+    diff: Text = ""
+    stringsFound: Annotated[list[Annotated[str, Field(min_length=1, max_length=1_000_000)]], Field(min_length=1)]  # noqa: N815
+
+
+def _legacy_findings(result: _TruffleHogLegacyResult) -> list[SecretFinding]:
+    findings = []
+    for found in dict.fromkeys(result.stringsFound):
+        line = _line_in_diff(result.diff, found)
+        findings.append(SecretFinding(
+            secret=found, rule=result.reason, description=result.reason, file=result.path, start_line=line,
+            end_line=line, match=found, commit=result.commitHash, date=parse_date(result.date),
+            message=result.commit.strip(),
+        ))  # fmt: skip
+    return findings
+
+
+HUNK_START = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)")
+
+
+def _line_in_diff(diff: str, found: str) -> int:
+    """The line of the first diff line holding `found`, counted on the side that line belongs to; 0 if none."""
+    old = new = 0
+    for text in diff.splitlines():
+        hunk = HUNK_START.match(text)
+        if hunk:
+            old, new = int(hunk.group(1)), int(hunk.group(2))
+            continue
+        if found in text:
+            return old if text.startswith("-") else new
+        if text.startswith("\\"):  # "\ No newline at end of file"
+            continue
+        old += not text.startswith("+")
+        new += not text.startswith("-")
+    return 0
+
+
+_JSON_OBJECT = TypeAdapter(dict[str, Any])
+
+
 def _trufflehog_findings(raw: bytes) -> list[SecretFinding]:
-    """One result per line; blank lines and trufflehog's own log records are skipped."""
+    """One result per line, in trufflehog 3's shape or the legacy one; blank lines and trufflehog's own log records
+    are skipped."""
     findings = []
     for number, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
         loc: list[str | int] = ["body", "line", number]
         try:
-            result = _TruffleHogResult.model_validate_json(line)
+            fields = _JSON_OBJECT.validate_json(line)
+            if "stringsFound" in fields and "DetectorName" not in fields:
+                findings.extend(_legacy_findings(_TruffleHogLegacyResult.model_validate(fields)))
+                continue
+            result = _TruffleHogResult.model_validate(fields)
         except ValidationError as exc:
             raise ValidationFailed(
                 {"loc": [*loc, *error["loc"]], "msg": error["msg"], "type": error["type"]}

@@ -3,6 +3,7 @@ and `secmgr import secrets`, on reports the tools wrote (tests/fixtures/reports/
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -127,12 +128,46 @@ def test_trufflehog_log_records_and_blank_lines_are_skipped(world: World) -> Non
     assert stored(world)["notify.yaml:Slack:3"]["tags"] == ["verified", "decoded:base64"]
 
 
+LEGACY_REMOVAL, LEGACY_ADDITION = "6559f378974a19258f92594592e27ffdcdd36b6b", "eac6ffff4d426e741a1aac9776e7adb4a3ac628b"
+
+
+def test_trufflehog_legacy_json_lines(world: World) -> None:
+    """trufflehog 2's output (also trufflehog 3's `--json-legacy`): a result per commit diff with `stringsFound`."""
+    response = post(world, "trufflehog", (REPORTS / "trufflehog-2.jsonl").read_bytes())
+    assert response.status_code == 200, response.text
+    assert response.json()["created"] == 6
+    secrets = stored(world)
+    assert set(secrets) == {
+        f"{LEGACY_ADDITION}:config.env:AWS API Key:2", f"{LEGACY_ADDITION}:config.env:High Entropy:3",
+        f"{LEGACY_ADDITION}:deploy.py:High Entropy:2", f"{LEGACY_ADDITION}:notify.yaml:High Entropy:3",
+        f"{LEGACY_REMOVAL}:config.env:AWS API Key:2", f"{LEGACY_REMOVAL}:config.env:High Entropy:3",
+    }  # fmt: skip
+    aws = secrets[f"{LEGACY_ADDITION}:config.env:AWS API Key:2"]
+    assert (aws["secret"], aws["message"], aws["date"]) == (AWS_ID, "add service settings", "2026-11-23T21:07:24Z")
+    assert secrets[f"{LEGACY_ADDITION}:deploy.py:High Entropy:2"]["secret"] == GITHUB.removeprefix("ghp_")
+    assert secrets[f"{LEGACY_ADDITION}:config.env:High Entropy:3"]["secret"] == f"KEY={AWS_SECRET}"
+
+
+def test_trufflehog_raw_written_as_base64_is_decoded_when_the_redacted_value_agrees(world: World) -> None:
+    url = "https://dana:Vt5Nq8Rw2Lz6@db.example.invalid/app"
+    line = json.loads((REPORTS / "trufflehog.jsonl").read_text().splitlines()[2])
+    line.update(DetectorName="URI", Raw=base64.b64encode(url.encode()).decode(),
+                Redacted="https://*****:*****@db.example.invalid/app")  # fmt: skip
+    as_written = dict(line, DetectorName="Generic", Raw="c2VjcmV0dmFsdWUx", Redacted="c2VjcmV0")  # agrees as written
+    response = post(world, "trufflehog", "\n".join(json.dumps(item) for item in [line, as_written]).encode())
+    assert response.status_code == 200, response.text
+    secrets = stored(world)
+    assert secrets["notify.yaml:URI:3"]["secret"] == url
+    assert secrets["notify.yaml:Generic:3"]["secret"] == "c2VjcmV0dmFsdWUx"
+
+
 def test_cli_imports_each_format(world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     settings = world.api.client.app.state.secmgr.settings  # type: ignore[attr-defined]
     repo = str(world.repos[1]["id"])
     for fmt, name, created in [("betterleaks", "betterleaks-git.json", 4), ("kingfisher", "kingfisher.json", 2),
                                ("detect-secrets", "detect-secrets.baseline.json", 5),
-                               ("trufflehog", "trufflehog.jsonl", 3)]:  # fmt: skip
+                               ("trufflehog", "trufflehog.jsonl", 3),
+                               ("trufflehog", "trufflehog-2.jsonl", 6)]:  # fmt: skip
         args = ["import", "secrets", "--format", fmt, "--repo-id", repo, *database_args(settings)]
         assert main([*args, str(REPORTS / name)]) == 0
         assert json.loads(capsys.readouterr().out)["created"] == created
@@ -188,6 +223,9 @@ def _trufflehog_lines(last: str) -> bytes:
         ("trufflehog", _trufflehog_lines('{"DetectorName": "AWS", "Raw": "x", "SourceMetadata": {"Data": '
                                          '{"Git": {"line": -2}}}}'),
          ["body", "line", 4, "SourceMetadata", "Data", "Git", "line"]),
+        ("trufflehog", _trufflehog_lines('{"reason": "AWS API Key", "stringsFound": []}'),
+         ["body", "line", 4, "stringsFound"]),
+        ("trufflehog", _trufflehog_lines('{"stringsFound": ["AKIAQX4TN7RW2ZLB5KDM"]}'), ["body", "line", 4, "reason"]),
     ],
 )  # fmt: skip
 def test_bad_report_is_a_422_with_its_place_and_stores_nothing(world: World, fmt: str, body: Any, loc: list) -> None:
