@@ -40,11 +40,15 @@ def _base62(number: int, width: int) -> str:
 
 @validator("github-checksum")
 def github_checksum(secret: str) -> str | None:
-    """ghp_/gho_/ghu_/ghs_/ghr_ tokens: 30 random base62 characters, then their CRC32 in 6 base62 digits."""
+    """ghp_/gho_/ghu_/ghs_ tokens: random base62 characters, then their CRC32 in 6 base62 digits (30 and 6 today;
+    GitHub keeps the right to make them longer). A valid checksum is a token's own shape, whatever its body looks
+    like (a run of zeros included); a failed one leaves a token of today's length judged as `provider-value`
+    judges one, at medium at most; one of another length without a valid checksum is not a token."""
     body = secret.split("_", 1)[-1]
-    if len(body) != 36:
-        return "medium"
-    return "high" if _base62(zlib.crc32(body[:30].encode()), 6) == body[30:] else "medium"
+    if len(body) > 6 and _base62(zlib.crc32(body[:-6].encode()), 6) == body[-6:]:
+        return "high"
+    verdict = provider_value(secret) if len(body) == 36 else None
+    return "medium" if verdict == "high" else verdict
 
 
 def b64decode_loose(text: str) -> bytes | None:
