@@ -105,6 +105,20 @@ def decoded_credentials(encoded: str) -> tuple[str, str] | None:
     return user, password
 
 
+ATLASSIAN_ID = re.compile(rb"[0-9]{6,20}:")
+
+
+@validator("atlassian-dc-pat")
+def atlassian_dc_pat(secret: str) -> str | None:
+    """A Jira, Confluence or Bitbucket Data Center personal access token: base64 of `<decimal id>:<random bytes>`.
+    The structure is the proof (random base64 decodes to a run of digits and a colon by no chance), so it is
+    `high`; bytes that repeat (`AAAA`) after the colon are a stand-in."""
+    raw = b64decode_loose(secret) or b""
+    found = ATLASSIAN_ID.match(raw)
+    rest = raw[found.end() :] if found else b""
+    return "high" if len(rest) >= 16 and len(set(rest)) >= 12 else None
+
+
 @validator("base64-credentials")
 def base64_credentials(secret: str) -> str | None:
     return "high" if decoded_credentials(secret) is not None else None
