@@ -25,14 +25,16 @@ STRONG = re.compile(
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
-# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `dsn`.
+# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `nonce`.
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|dsn|pw|pin|cred)(?:s)?"
+    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|dsn|pw|pin|cred)(?:s)?"
     r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
-SECRET_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "dsn", "pw", "pin")
+SECRET_WORDS = (
+    "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "dsn", "pw", "pin",
+)  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
@@ -65,6 +67,8 @@ QUOTES = "\"'`"
 CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+STRING_PREFIX = re.compile(r"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
+QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
@@ -81,7 +85,7 @@ def _gate() -> LineGate:
     closing = r"[\"'`\]]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    quoted = r"""(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not needed to gate
+    quoted = r"""[bru]{0,2}(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not gated
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     return LineGate(
         expressions=(
@@ -138,6 +142,9 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
     tag = YAML_TAG.match(line, position)
     if tag:
         position = tag.end()  # key: !!binary <value>
+    prefix = STRING_PREFIX.match(line, position)
+    if prefix:
+        position = prefix.end()  # b"...", r'...': Python's bytes and raw strings
     if position >= len(line):
         return None
     quote = line[position]
@@ -149,7 +156,9 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
     found = UNQUOTED.match(line, position)
     if not found:
         return None
-    value = found.group().split("&", 1)[0] if in_query else found.group()
+    value = found.group()
+    if in_query or QUERY_PAIR.search(value):  # a=1&b=2: the value ends where the next parameter starts
+        value = value.split("&", 1)[0]
     return position, value, False
 
 
@@ -328,6 +337,8 @@ def _at(
                     yield Candidate(rule, at_line, column, value, confidence, value[:200])
         return
     in_query = start > 0 and line[start - 1] in "?&"
+    if in_query and "nonce" in name.lower():
+        return  # OAuth's and OpenID Connect's nonces travel in the clear: a protocol value, not a secret
     found = _value_at(line, position, in_query)
     if found is None:
         return
