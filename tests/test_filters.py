@@ -101,6 +101,9 @@ def test_stand_ins_in_a_credential_slot_are_dropped(text: str) -> None:
         ("q9r8s7t6u5v4w3x2y1z0q9r8", "contrived"), ("tuv987wxy654_zab321cde098", "contrived"),
         ("mnop5678qrst9012uvwx3456", "contrived"), ("Rk7pW2qZ9dLmNoPqRsTuVwXyZ", "contrived"),
         ("Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1", None),
+        # a random stretch padded by a short walk is typed around a real value; a long walk makes it a stand-in
+        ("Wd8Kq2Zm7Xr4Lp9Tv3Nc5Hb_12345678", "contrived"), ("example-Wd8Kq2Zm7Xr4Lp9Tv3Nc-12345678", "placeholder"),
+        ("Wd8Kq2Zm7Xr4Lp9T-abcdefghijklmnopqrstuvwxyz", "placeholder"),
     ],
 )  # fmt: skip
 def test_provider_signal(value: str, signal: str | None) -> None:

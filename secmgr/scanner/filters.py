@@ -178,12 +178,37 @@ def _certainly_stands_in(value: str) -> bool:
         return True
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return True  # a long value is judged by words said over and over, not once
-    if len(value) <= 200 and (says_stand_in(value) or COUNTING_FROM_START.search(value)) or _keyboard_row(value):
+    stand_in = says_stand_in(value) and not _walk_padded(value)
+    if len(value) <= 200 and (stand_in or COUNTING_FROM_START.search(value)) or _keyboard_row(value):
         return True
     body = _body(value)
     if len(body) >= 8 and len(set(body.lower())) <= 3 or re.search(r"(.)\1{7}", body):
         return True
     return len(body) >= 6 and (_repeats_a_unit(body) or _sequential_fraction(body.lower()) >= WALKED)
+
+
+def _without_walks(value: str) -> str:
+    """The value with every stretch of 8 or more characters that counts up or down (12345678, abcdefgh) blanked."""
+    kept, lowered = list(value), value.lower()
+    start = 0
+    for end in range(1, len(value) + 1):
+        if end < len(value) and lowered[end - 1].isalnum() and abs(ord(lowered[end]) - ord(lowered[end - 1])) == 1:
+            continue
+        if end - start >= 8:
+            kept[start:end] = " " * (end - start)
+        start = end
+    return "".join(kept)
+
+
+def _walk_padded(value: str) -> bool:
+    """A random stretch of 16 characters or more padded by a short walk (Qm7Zr2Lx9Kp4Wv8Tn3_12345678): a real value
+    typed around, not a stand-in, unless what is left says it is one or the walk is a third of the value or more."""
+    rest = _without_walks(value)
+    walked = rest.count(" ") - value.count(" ")
+    longest = max(re.split(r"[^A-Za-z0-9]+", rest), key=len)
+    if not 0 < walked * 3 < len(value) or len(longest) < 16:
+        return False
+    return not says_stand_in(rest) and placeholder_signal(longest) is None
 
 
 def _body(value: str) -> str:
