@@ -59,3 +59,9 @@ severity = "high"
     assert "corp-token" in {r.id for r in rules} and "github-pat" in {r.id for r in rules}
     (match,) = Detector(rules).scan_document("x = corp_q8z2mx7lk4tn", "a")
     assert match.rule.severity == "high"
+
+
+def test_a_spaced_name_takes_the_value_after_its_own_colon() -> None:
+    # "secret key:VALUE" is one name and its value, not the name `secret` given "key:VALUE"
+    found = DETECTOR.scan_document("secret key:Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1", "notes.txt")
+    assert [m.secret for m in found] == ["Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1"]

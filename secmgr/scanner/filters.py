@@ -347,6 +347,8 @@ def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
     if re.fullmatch(r"_*[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*[_.:?!]?\s*", value):
         return True
+    if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
+        return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:
         return True  # prose
     if re.fullmatch(r"[\w.\-]+\.(?:py|js|ts|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)", value):

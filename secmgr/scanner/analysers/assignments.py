@@ -25,15 +25,16 @@ STRONG = re.compile(
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
-# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `sig`, `salt`, `nonce`.
+# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api`.
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|dsn|pw|pin|cred)(?:s)?"
+    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred)(?:s)?"
     r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
-    "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "dsn", "pw", "pin",
+    "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
+    "pin",
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
@@ -350,6 +351,8 @@ def _at(
     spaced = syntax == "" and not netrc
     if spaced and WEAK.fullmatch(name) and name.islower():
         return  # "pass `x`", "key points": an English word, not a name
+    if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):
+        return  # "API Secret:x": the name of another pair follows, not a value
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
     if quoted and CONTINUED.match(line, at + len(value) + 1):
