@@ -121,6 +121,14 @@ def test_provider_value_validator() -> None:
     assert prefixed("sk_test_Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Ks8Ne") == "high" and prefixed("sk_test_" + "x" * 32) is None
 
 
+def test_discord_bot_token_validator() -> None:
+    judge = VALIDATORS["discord-bot-token"]  # the first part is the bot's id in base64; only the HMAC is judged
+    assert judge("NTQ2NDMxMTEzNTMxMTMyMDk1.a5Jhl7.LiECB7lavfWXTKTiVQ47qsxG72VnY6wGD4tylc") == "high"
+    assert judge("MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.Gq4Lz8.Wd8Kq2Zm7Xr4Lp9Tv3Nc5Hb1Jf6Gs0Ky8Qe2R") == "low"  # counting id
+    assert judge("aGVsbG8gd29ybGQgYm90.Gq4Lz8.Wd8Kq2Zm7Xr4Lp9Tv3Nc5Hb1Jf6Gs0Ky8Qe2R") is None  # no id: words
+    assert judge("NTQ2NDMxMTEzNTMxMTMyMDk1.a5Jhl7.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") is None
+
+
 def test_key_bytes_validator() -> None:
     judge = VALIDATORS["key-bytes"]
     assert judge("0x7c, 0xe1, 0x3a, 0x90, 0x5f, 0x28, 0xb4, 0x0d, 0xc6, 0x71, 0x9e, 0x43") == "medium"

@@ -176,6 +176,22 @@ def telegram_bot_token(secret: str) -> str | None:
     return "low" if verdict == "high" and filters.placeholder_signal(bot_id) is not None else verdict
 
 
+SNOWFLAKE = re.compile(rb"[1-9][0-9]{16,19}")
+
+
+@validator("discord-bot-token")
+def discord_bot_token(secret: str) -> str | None:
+    """A Discord bot token, `<base64 of the bot's user id>.<timestamp>.<HMAC>`: the first part must decode to a
+    snowflake id (17 to 20 digits); the id is public, so only the HMAC is judged (as `provider-value` judges a
+    token), and an id typed to count (123456789012345678) makes it `low` at most."""
+    user, _, rest = secret.partition(".")
+    raw = b64decode_loose(user)
+    if raw is None or not SNOWFLAKE.fullmatch(raw):
+        return None
+    verdict = provider_value(rest.rpartition(".")[2])
+    return "low" if verdict == "high" and filters.provider_signal(raw.decode()) == "placeholder" else verdict
+
+
 @validator("body-after-prefix")
 def body_after_prefix(secret: str) -> str | None:
     """A token whose prefix names its environment (Clerk's `sk_test_`, `sk_live_`): the prefix is the format's, so
