@@ -8,6 +8,7 @@ import pytest
 
 from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout, SqliteDatabase
 from secmgr.db.sqlite import SEARCH_COLUMNS as SEARCH
+from secmgr.db.sqlite import SEARCH_INDEXES
 from secmgr.errors import Conflict
 from secmgr.findings import SecretFinding
 from secmgr.ingest import ingest_secrets
@@ -41,6 +42,7 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.execute("CREATE INDEX secrets_live_scan_idx ON secrets (live_commit_scan_id)")
     conn.execute("DROP TRIGGER vulnerability_packages_insert")  # not yet: filled from the rows when opened
     conn.execute("DROP TABLE vulnerability_packages")
+    drop_version_6_search_indexes(conn)
     # Before version 5 the trigram index took every row as it was written.
     conn.execute("DROP TABLE search_index_progress")
     for event in ("delete", "update"):
@@ -84,9 +86,15 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 5
-        assert db.scalar("SELECT indexed_through FROM search_index_progress") == 2  # both secrets are in the index
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 6
+        assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
+            {"name": "live_commits_fts", "indexed_through": 0},  # left to the background loop
+            {"name": "secrets_fts", "indexed_through": 2},  # both secrets are in the index
+            {"name": "vulnerabilities_fts", "indexed_through": 0},
+        ]
         assert search_index_agrees(db)
+        assert db.catch_up_search_index() == 3  # the live commit and the two vulnerabilities
+        assert all(search_index_agrees(db, index) for index in SEARCH_INDEXES)
         assert db.query("SELECT package FROM vulnerability_packages") == [{"package": "p"}]
         assert db.query("SELECT kind, worker, heartbeat_at FROM jobs") == [
             {"kind": "fetch_all", "worker": None, "heartbeat_at": None}
@@ -267,11 +275,21 @@ def test_the_writer_lock_goes_to_the_thread_that_waited_first() -> None:
     lock.release()
 
 
-def search_index_agrees(db: Database) -> bool:
-    """FTS5's own check that the trigram index holds exactly the rows and texts of the secrets table (rank 1: against
+def drop_version_6_search_indexes(conn: sqlite3.Connection) -> None:
+    """Takes a new database back to before version 6: no trigram index of live commits or vulnerabilities."""
+    for index in ("live_commits_fts", "vulnerabilities_fts"):
+        conn.execute(f"DROP TRIGGER {index}_delete")
+        conn.execute(f"DROP TRIGGER {index}_update")
+        conn.execute(f"DROP TABLE {index}")
+        conn.execute("DELETE FROM search_index_progress WHERE name = ?", (index,))
+
+
+def search_index_agrees(db: Database, index: str = "secrets_fts") -> bool:
+    """FTS5's own check that the trigram index `index` holds exactly the rows and texts of its table (rank 1: against
     the content table, not only within itself)."""
+    assert index in SEARCH_INDEXES
     try:
-        db.execute("INSERT INTO secrets_fts (secrets_fts, rank) VALUES ('integrity-check', 1)")
+        db.execute(f"INSERT INTO {index} ({index}, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError:
         return False
     return True

@@ -15,6 +15,13 @@ CREATE INDEX IF NOT EXISTS secrets_branch_trgm ON secrets USING gin (lower(branc
 CREATE INDEX IF NOT EXISTS vulnerabilities_package_trgm ON vulnerabilities USING gin (lower(package) gin_trgm_ops);
 CREATE INDEX IF NOT EXISTS vulnerabilities_summary_trgm ON vulnerabilities USING gin (lower(summary) gin_trgm_ops);
 CREATE INDEX IF NOT EXISTS vulnerabilities_file_trgm ON vulnerabilities USING gin (lower(file) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS vulnerabilities_vuln_id_trgm ON vulnerabilities USING gin (lower(vuln_id) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS vulnerabilities_aliases_trgm ON vulnerabilities USING gin (lower(aliases) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS live_commits_commit_trgm ON live_commits USING gin (lower(commit_sha) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS live_commits_author_trgm ON live_commits USING gin (lower(author) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS live_commits_email_trgm ON live_commits USING gin (lower(email) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS live_commits_message_trgm ON live_commits USING gin (lower(message) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS live_commits_branch_trgm ON live_commits USING gin (lower(branch) gin_trgm_ops);
 
 -- The distinct rule ids, kept by a trigger as on SQLite.
 CREATE OR REPLACE FUNCTION secret_rules_insert() RETURNS trigger LANGUAGE plpgsql AS $$

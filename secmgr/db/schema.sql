@@ -199,6 +199,30 @@ BEGIN
     VALUES (new.id, new.secret, new.rule, new.file, new.author, new.email, new.commit_sha, new.message,
             new.description, new.branch);
 END;
+-- The same for vulnerabilities and for live commits (after their table, below).
+CREATE VIRTUAL TABLE IF NOT EXISTS vulnerabilities_fts USING fts5 (
+    vuln_id, aliases, summary, package, file,
+    content = 'vulnerabilities', content_rowid = 'id', tokenize = 'trigram', detail = none
+);
+INSERT OR IGNORE INTO search_index_progress (name, indexed_through)
+    VALUES ('vulnerabilities_fts', (SELECT coalesce(max(id), 0) FROM vulnerabilities));
+CREATE TRIGGER IF NOT EXISTS vulnerabilities_fts_delete AFTER DELETE ON vulnerabilities
+WHEN old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'vulnerabilities_fts')
+BEGIN
+    INSERT INTO vulnerabilities_fts (vulnerabilities_fts, rowid, vuln_id, aliases, summary, package, file)
+    VALUES ('delete', old.id, old.vuln_id, old.aliases, old.summary, old.package, old.file);
+END;
+CREATE TRIGGER IF NOT EXISTS vulnerabilities_fts_update
+AFTER UPDATE OF vuln_id, aliases, summary, package, file ON vulnerabilities
+WHEN (old.vuln_id IS NOT new.vuln_id OR old.aliases IS NOT new.aliases OR old.summary IS NOT new.summary
+    OR old.package IS NOT new.package OR old.file IS NOT new.file)
+    AND old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'vulnerabilities_fts')
+BEGIN
+    INSERT INTO vulnerabilities_fts (vulnerabilities_fts, rowid, vuln_id, aliases, summary, package, file)
+    VALUES ('delete', old.id, old.vuln_id, old.aliases, old.summary, old.package, old.file);
+    INSERT INTO vulnerabilities_fts (rowid, vuln_id, aliases, summary, package, file)
+    VALUES (new.id, new.vuln_id, new.aliases, new.summary, new.package, new.file);
+END;
 -- end sqlite only
 
 -- Allowlists: `name` is what is allowed, `type` says what kind of thing it is.
@@ -473,6 +497,32 @@ CREATE TABLE IF NOT EXISTS live_commits (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS live_commits_uq ON live_commits (repo_id, commit_sha);
 CREATE INDEX IF NOT EXISTS live_commits_sha_idx ON live_commits (commit_sha);
+
+-- begin sqlite only (postgresql.sql has the PostgreSQL counterpart)
+CREATE VIRTUAL TABLE IF NOT EXISTS live_commits_fts USING fts5 (
+    commit_sha, author, email, message, branch,
+    content = 'live_commits', content_rowid = 'id', tokenize = 'trigram', detail = none
+);
+INSERT OR IGNORE INTO search_index_progress (name, indexed_through)
+    VALUES ('live_commits_fts', (SELECT coalesce(max(id), 0) FROM live_commits));
+CREATE TRIGGER IF NOT EXISTS live_commits_fts_delete AFTER DELETE ON live_commits
+WHEN old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'live_commits_fts')
+BEGIN
+    INSERT INTO live_commits_fts (live_commits_fts, rowid, commit_sha, author, email, message, branch)
+    VALUES ('delete', old.id, old.commit_sha, old.author, old.email, old.message, old.branch);
+END;
+CREATE TRIGGER IF NOT EXISTS live_commits_fts_update
+AFTER UPDATE OF commit_sha, author, email, message, branch ON live_commits
+WHEN (old.commit_sha IS NOT new.commit_sha OR old.author IS NOT new.author OR old.email IS NOT new.email
+    OR old.message IS NOT new.message OR old.branch IS NOT new.branch)
+    AND old.id <= (SELECT indexed_through FROM search_index_progress WHERE name = 'live_commits_fts')
+BEGIN
+    INSERT INTO live_commits_fts (live_commits_fts, rowid, commit_sha, author, email, message, branch)
+    VALUES ('delete', old.id, old.commit_sha, old.author, old.email, old.message, old.branch);
+    INSERT INTO live_commits_fts (rowid, commit_sha, author, email, message, branch)
+    VALUES (new.id, new.commit_sha, new.author, new.email, new.message, new.branch);
+END;
+-- end sqlite only
 CREATE TABLE IF NOT EXISTS live_commit_scans (
     id                  INTEGER PRIMARY KEY,
     live_commit_id      INTEGER NOT NULL REFERENCES live_commits (id) ON DELETE CASCADE,

@@ -6,6 +6,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Version 5: the trigram index catches up behind the writes; every row so far is in it (schema.sql records
     # so in search_index_progress), and its delete and update triggers come back firing only for indexed rows.
     5: tuple(f"DROP TRIGGER IF EXISTS secrets_fts_{event}" for event in ("insert", "delete", "update")),
+    # Version 6: trigram indexes of live commits and vulnerabilities (schema.sql makes them), empty at first: the
+    # background loop adds the rows so far in steps, and until then a search checks them directly.
+    6: (
+        "CREATE TABLE IF NOT EXISTS search_index_progress (name TEXT PRIMARY KEY, indexed_through INTEGER NOT NULL)",
+        "INSERT OR IGNORE INTO search_index_progress (name, indexed_through)"
+        " VALUES ('live_commits_fts', 0), ('vulnerabilities_fts', 0)",
+    ),
 }
 
 
@@ -71,7 +79,12 @@ SEARCH_INDEX_STEP = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 262_144  # 1 GiB of 4 KiB pages: a 100,000-finding import into 1M writes ~420 MiB
 WAL_KEPT_BYTES = 64 * 2**20  # the log is cut back to this once it starts over
 SEARCH_COLUMNS = "secret, rule, file, author, email, commit_sha, message, description, branch"
-SEARCH_INDEXES = {"secrets_fts": "secrets"}  # each trigram index, and the table whose rows it indexes
+# Each trigram index: the table whose rows it indexes, and their columns it holds (as schema.sql declares them).
+SEARCH_INDEXES = {
+    "secrets_fts": ("secrets", SEARCH_COLUMNS),
+    "live_commits_fts": ("live_commits", "commit_sha, author, email, message, branch"),
+    "vulnerabilities_fts": ("vulnerabilities", "vuln_id, aliases, summary, package, file"),
+}
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
@@ -291,27 +304,28 @@ class SqliteDatabase(Database):
         return int(logged), int(copied)
 
     def catch_up_search_index(self, step: int = SEARCH_INDEX_STEP) -> int:
-        """Adds the secrets past the trigram index's `indexed_through` to it, `step` rows per write transaction
-        (each short, so requests' writes go between them); how many rows it added."""
-
-        def add_step(tx: Transaction) -> int:
-            through = tx.scalar("SELECT indexed_through FROM search_index_progress WHERE name = 'secrets_fts'")
-            last = tx.scalar("SELECT max(id) FROM (SELECT id FROM secrets WHERE id > ? ORDER BY id LIMIT ?)",
-                             (through, step))  # fmt: skip
-            if last is None:
-                return 0
-            added = tx.execute(
-                f"INSERT INTO secrets_fts (rowid, {SEARCH_COLUMNS}) SELECT id, {SEARCH_COLUMNS} FROM secrets"
-                " WHERE id > ? AND id <= ?",
-                (through, last),
-            )
-            tx.execute("UPDATE search_index_progress SET indexed_through = ? WHERE name = 'secrets_fts'", (last,))
-            return added
-
+        """Adds the rows past each trigram index's `indexed_through` to it, `step` rows per write transaction (each
+        short, so requests' writes go between them); how many rows it added to them all."""
         total = 0
-        while added := self.transaction(add_step):
-            total += added
+        for index in SEARCH_INDEXES:
+            while added := self.transaction(partial(_index_step, index=index, step=step)):
+                total += added
         return total
+
+
+def _index_step(tx: Transaction, index: str, step: int) -> int:
+    """Adds the next `step` rows past `index`'s watermark to it and moves the watermark; how many it added."""
+    table, columns = SEARCH_INDEXES[index]
+    through = tx.scalar("SELECT indexed_through FROM search_index_progress WHERE name = ?", (index,))
+    last = tx.scalar(f"SELECT max(id) FROM (SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT ?)", (through, step))
+    if last is None:
+        return 0
+    added = tx.execute(
+        f"INSERT INTO {index} (rowid, {columns}) SELECT id, {columns} FROM {table} WHERE id > ? AND id <= ?",
+        (through, last),
+    )
+    tx.execute("UPDATE search_index_progress SET indexed_through = ? WHERE name = ?", (last, index))
+    return added
 
 
 TRIGRAM = 3
@@ -334,7 +348,7 @@ def trigram_candidates(index: str, row_column: str, text: str) -> tuple[str, lis
     # One IN list (not an OR of two conditions), so the planner drives from the candidates, not a sort index.
     return (
         f"{row_column} IN (SELECT rowid FROM {index} WHERE {index} MATCH ? UNION ALL"
-        f" SELECT id FROM {SEARCH_INDEXES[index]} WHERE id >"
+        f" SELECT id FROM {SEARCH_INDEXES[index][0]} WHERE id >"
         f" (SELECT indexed_through FROM search_index_progress WHERE name = '{index}'))",
         [expression],
     )
