@@ -112,6 +112,8 @@ JOINS = "JOIN vcs v ON v.id = c.vc_id JOIN repos r ON r.id = c.repo_id"
 COMMITS_FROM = f"FROM live_commits c {JOINS}"
 SCANS_FROM = f"FROM live_commit_scans s JOIN live_commits c ON c.id = s.live_commit_id {JOINS}"
 REPO_COUNT = "(SELECT count(DISTINCT o.repo_id) FROM live_commits o WHERE o.commit_sha = c.commit_sha)"
+INDEX = "live_commits_fts"
+SEARCHED = ("commit_sha", "author", "email", "message", "branch")  # with the repository's name
 SCAN_SORTS = {"id": "s.id", "repo_count": "repo_count", "secret_count": "s.secret_count",
               "vulnerability_count": "s.vulnerability_count"}  # fmt: skip
 
@@ -145,19 +147,30 @@ def list_commits(db: Database, q: LiveCommitQuery, scope: int | None) -> tuple[l
 
 def list_scans(db: Database, q: LiveCommitScanQuery, scope: int | None) -> tuple[list[Row], int]:
     where = Where().in_scope("s.repo_id", scope).any_of("s.repo_id", q.repo_ids).any_of("s.vc_id", q.vc_ids)
-    where.any_of("s.live_commit_id", q.commit_ids).text_in_any(["c.author", "c.email"], q.author)
-    where.substring("c.message", q.message)
-    where.text_in_any(["c.commit_sha", "c.author", "c.email", "c.message", "c.branch", "r.name"], q.search)
+    where.any_of("s.live_commit_id", q.commit_ids).contains(INDEX, "c.id", ["c.author", "c.email"], q.author)
+    where.contains(INDEX, "c.id", ["c.message"], q.message)
+    if q.search:
+        # Either the commit's own texts, or the name of its repository: a union of the two, so each side is served
+        # by its own indexes (an OR across them would read every row).
+        fields = Where().contains(INDEX, "x.id", [f"x.{c}" for c in SEARCHED], q.search)
+        names = Where().substring("name", q.search)
+        where.add(
+            f"c.id IN (SELECT x.id FROM live_commits x {fields.sql} UNION ALL SELECT x.id FROM live_commits x"
+            f" WHERE x.repo_id IN (SELECT id FROM repos {names.sql}))",
+            *fields.params,
+            *names.params,
+        )
     if q.scan_type:
         where.add("s.scan_type = ?", q.scan_type)
     order = order_by(q.sort_by, q.order_by, SCAN_SORTS, "s.id")
     columns = f"s.*, {REPO_COUNT} AS repo_count, {COMMIT_COLUMNS}"
-    if q.author or q.message or q.search:  # filters on the commit and repository: counted through the joins
-        return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset)
-    # Filters on the scan alone: counted on its table, and the page's ids found from its indexes first (except
-    # by repo_count, which the commit's other pushes decide).
+    counted = "FROM live_commit_scans s"
+    if q.author or q.message or q.search:  # filters on the commit: counted through its join
+        counted += " JOIN live_commits c ON c.id = s.live_commit_id"
+    # The page's ids found first, so only its rows are read through the joins (except by repo_count, which the
+    # commit's other pushes decide).
     ids_first = None if q.sort_by == "repo_count" else "s.id"
-    return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset, count_source="FROM live_commit_scans s",
+    return paged(db, columns, SCANS_FROM, where, order, q.limit, q.offset, count_source=counted,
                  ids_first=ids_first)  # fmt: skip
 
 

@@ -78,6 +78,7 @@ SORT_COLUMNS = {
     "vuln_id": "v.vuln_id",
 }
 FROM = "FROM vulnerabilities v JOIN repos r ON r.id = v.repository_id"
+INDEX = "vulnerabilities_fts"
 
 
 def public(row: Row) -> dict[str, Any]:
@@ -95,7 +96,7 @@ def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None)
                   " ESCAPE '\\')", like_pattern(q.package))  # fmt: skip
     seen_by(where, "vulnerability", "v", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
-    where.text_in_any(["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)
+    where.contains(INDEX, "v.id", ["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)
     if q.ecosystem:
         where.add("lower(v.ecosystem) = lower(?)", q.ecosystem)
     if q.vuln_id:
