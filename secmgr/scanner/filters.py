@@ -44,6 +44,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
+        "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
     }
 )
 
