@@ -65,3 +65,8 @@ def test_a_spaced_name_takes_the_value_after_its_own_colon() -> None:
     # "secret key:VALUE" is one name and its value, not the name `secret` given "key:VALUE"
     found = DETECTOR.scan_document("secret key:Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1", "notes.txt")
     assert [m.secret for m in found] == ["Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1"]
+
+
+def test_a_nonce_is_low_at_most() -> None:
+    (match,) = DETECTOR.scan_document('FIXED_NONCE = b"Wd8Kq2Zm7Xr4Lp9Tv3Nc5Hb1"', "crypto.py")
+    assert match.confidence == "low"

@@ -69,6 +69,7 @@ CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 STRING_PREFIX = re.compile(r"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
+REGEX_SYNTAX = re.compile(r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]")
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
@@ -194,13 +195,21 @@ def _names_a_secret(value: str) -> bool:
 
 
 def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True) -> str | None:
-    """The confidence a value deserves as a secret given to `name`, or None when it is not one."""
+    """The confidence a value deserves as a secret given to `name`, or None when it is not one. A nonce is key
+    material only now and then (most are sent in the clear), so one is `low` at most."""
+    confidence = _judged(name, kind, value, quoted, spaced, direct)
+    return "low" if confidence and "nonce" in name.lower() else confidence
+
+
+def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool) -> str | None:
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
     if quoted and re.search(r"^\+|\+$|\($", value):
         return None  # "..." + expr: the literal is a piece of code
+    if REGEX_SYNTAX.search(value):
+        return None  # r'(?=\s|#)': a regular expression, not a value
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
     # kept low, but a lone word (secret, logmein) is what documentation writes (the rules set `placeholders = false`,
     # so this is the only judge).
