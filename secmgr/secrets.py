@@ -105,6 +105,8 @@ SORT_COLUMNS = {
     "file": "s.file",
     "entropy": "s.entropy",
 }
+SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
+SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
 TEXT_FILTERS = {
     "secret": "secret",
     "rule": "rule",
@@ -165,11 +167,15 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     where = _where(q, scope)
-    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "s.id")
-    columns = f"s.*, {REPO_COLUMNS}"
     total = total_from_repositories(db, where, "secret_count", scope, q.repo_ids, q.vc_ids)
-    return paged(db, columns, FROM, where, order, q.limit, q.offset, count_source="FROM secrets s", ids_first="s.id",
-                 total=total)  # fmt: skip
+    if total is None:
+        total = int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
+    # Counted first, so the page's plan can follow: few matches are found through the filter's index and sorted;
+    # many are met soon enough walking the sort's index.
+    sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS
+    order = order_by(q.sort_by, q.order_by, sorts, "s.id")
+    return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
+                 ids_first="s.id", total=total)  # fmt: skip
 
 
 def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:

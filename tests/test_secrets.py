@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from secmgr import secrets
+
 from .conftest import World, leak
 
 DETAIL_FIELDS = {
@@ -215,6 +217,25 @@ def test_every_sort(world: World) -> None:
     assert [s["file"] for s in items(world, "sort_by=file")] == ["a/zz.txt", "app.py", "ci.yml", "deploy.sh"]
     for key in ["created_at", "updated_at", "repo_count"]:
         assert len(items(world, f"sort_by={key}")) == 4
+
+
+def test_sorted_after_filter_and_along_a_sort_index_give_the_same_pages(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to SORT_AFTER_FILTER matches are sorted after filtering, more are read along the sort's index: the
+    pages must not depend on which (the suite's lists are all small, so both are forced here)."""
+    c = world.repos[2]["id"]
+    world.import_secrets(c, [leak("generic-api-key", f"generic-key-{n:04d}-abcdef", f"dir{n % 3}/f{n % 7}.txt", n,
+                                  Entropy=float(n % 5), Date=f"2025-01-{1 + n % 9:02d}T00:00:00Z")
+                             for n in range(1, 24)])  # fmt: skip
+    queries = [f"sort_by={key}&order_by={order}&limit=5&page={page}"
+               for key in secrets.SORT_COLUMNS for order in ["asc", "desc"] for page in [1, 3]]  # fmt: skip
+    queries += ["severity=medium&sort_by=file&limit=4&page=2", f"repo_ids={c}&sort_by=entropy&order_by=desc&limit=7"]
+    sorted_after_filter = {query: [s["id"] for s in items(world, query)] for query in queries}
+    monkeypatch.setattr(secrets, "SORT_AFTER_FILTER", 0)
+    along_the_index = {query: [s["id"] for s in items(world, query)] for query in queries}
+    assert along_the_index == sorted_after_filter
+    assert all(len(ids) >= 4 for ids in along_the_index.values())
 
 
 @pytest.mark.parametrize("query, loc", [
