@@ -21,7 +21,7 @@ from .findings_query import (
     sightings_of,
 )
 from .ids import Id, Ids
-from .severity import Severity
+from .severity import RANK, Severity
 from .sql import Where, order_by, paged, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
@@ -105,6 +105,7 @@ SORT_COLUMNS = {
     "file": "s.file",
     "entropy": "s.entropy",
 }
+TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
 SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
 TEXT_FILTERS = {
@@ -134,28 +135,38 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def _where(q: SecretQuery, scope: int | None) -> Where:
+def _where(q: SecretQuery, scope: int | None, rules: list[str] | None, by_trigrams: bool) -> Where:
+    """The filters of `q`; `rules`: the rule ids `q.rule` names; `by_trigrams`: substrings narrowed through the
+    trigram index first (else read where they are, which pays in a small scope)."""
     where = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
-        if name != "rule":
+        if name != "rule" and by_trigrams:
             where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
-    if q.rule:
-        where.add("s.rule IN (SELECT rule FROM secret_rules WHERE instr(lower(rule), lower(?)) > 0)", q.rule)
+        elif name != "rule":
+            where.substring(f"s.{column}", getattr(q, name))
+    if rules == []:
+        where.add("1 = 0")  # no rule id holds the text
+    where.any_of("s.rule", rules)
     if q.search:
-        # Either a secret's own text fields, or the name of its repository: a union of the two, so each side is
-        # served by its own indexes (an OR across them would read every row).
-        fields = Where().contains(INDEX, "x.id", [f"x.{c}" for c in TEXT_FILTERS.values()], q.search)
         names = Where().substring("name", q.search)
-        where.add(
-            f"s.id IN (SELECT x.id FROM secrets x {fields.sql} UNION ALL SELECT x.id FROM secrets x"
-            f" WHERE x.repository_id IN (SELECT id FROM repos {names.sql}))",
-            *fields.params,
-            *names.params,
-        )
+        if by_trigrams:
+            # Either a secret's own text fields, or the name of its repository: a union of the two, so each side is
+            # served by its own indexes (an OR across them would read every row).
+            fields = Where().contains(INDEX, "x.id", [f"x.{c}" for c in TEXT_FILTERS.values()], q.search)
+            where.add(
+                f"s.id IN (SELECT x.id FROM secrets x {fields.sql} UNION ALL SELECT x.id FROM secrets x"
+                f" WHERE x.repository_id IN (SELECT id FROM repos {names.sql}))",
+                *fields.params,
+                *names.params,
+            )
+        else:
+            fields = Where().text_in_any([f"s.{c}" for c in TEXT_FILTERS.values()], q.search)
+            where.add(f"({fields.parts[0]} OR s.repository_id IN (SELECT id FROM repos {names.sql}))",
+                      *fields.params, *names.params)  # fmt: skip
     if q.severity:
-        where.add("s.severity = ?", q.severity)
+        where.add("s.severity_rank = ?", RANK[q.severity])  # the indexed twin of `severity`
     if q.whitelisted is not None:
         where.add("s.whitelisted = ?", int(q.whitelisted))
     if q.created_at:
@@ -166,8 +177,12 @@ def _where(q: SecretQuery, scope: int | None) -> Where:
 
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
-    where = _where(q, scope)
-    total = total_from_repositories(db, where, "secret_count", scope, q.repo_ids, q.vc_ids)
+    in_scope = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
+    scope_size = total_from_repositories(db, in_scope, "secret_count", scope, q.repo_ids, q.vc_ids)
+    # The rule ids are looked up first: as values, the planner can weigh them against the other filters' indexes.
+    rules = _rules_containing(db, q.rule) if q.rule else None
+    where = _where(q, scope, rules, by_trigrams=scope_size is None or scope_size > TRIGRAMS_PAY_FROM)
+    total = scope_size if len(where.parts) == len(in_scope.parts) else None
     if total is None:
         total = int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
     # Counted first, so the page's plan can follow: few matches are found through the filter's index and sorted;
@@ -176,6 +191,11 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     order = order_by(q.sort_by, q.order_by, sorts, "s.id")
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
+
+
+def _rules_containing(db: Database, text: str) -> list[str]:
+    rows = db.query("SELECT rule FROM secret_rules WHERE instr(lower(rule), lower(?)) > 0 ORDER BY rule", (text,))
+    return [row["rule"] for row in rows]
 
 
 def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:

@@ -136,6 +136,8 @@ def paged(
     counted = count_source or source
     if total is None:
         total = db.scalar(f"SELECT count(*) {counted} {where.sql}", where.params)
+    if offset >= total:
+        return [], int(total)  # nothing to read (a filter that matches nothing may cost a scan to say so again)
     params = [*where.params, limit, offset]
     if ids_first:
         page = f"SELECT {ids_first} {counted} {where.sql} {order} LIMIT ? OFFSET ?"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from secmgr import secrets
 from secmgr.db import SCHEMA_VERSION, Database, QueryTimeout, SqliteDatabase
 from secmgr.db.sqlite import SEARCH_COLUMNS as SEARCH
 from secmgr.db.sqlite import SEARCH_INDEXES
@@ -295,7 +296,10 @@ def search_index_agrees(db: Database, index: str = "secrets_fts") -> bool:
     return True
 
 
-def test_the_search_index_catches_up_behind_writes_and_search_sees_every_row_meanwhile(tmp_path: Path) -> None:
+def test_the_search_index_catches_up_behind_writes_and_search_sees_every_row_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", -1)  # narrow through the index in this small store too
     db = SqliteDatabase(tmp_path / "s.db").open()  # no app: nothing catches up but this test
     db.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
     db.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
@@ -345,5 +349,38 @@ def test_maintenance_copies_the_log_back_without_the_writer(tmp_path: Path) -> N
         assert logged > 1000 and copied == logged  # thousands of pages, all copied back
         db.maintain()  # nothing left to do, nothing fails
         assert db.checkpoint() == (logged, logged)
+    finally:
+        db.close()
+
+
+def test_planner_statistics_are_taken_when_a_table_s_size_moves_and_readers_use_them(tmp_path: Path) -> None:
+    db = SqliteDatabase(tmp_path / "s.db").open()  # no app: nothing takes statistics but this test
+    db.execute("INSERT INTO vcs (name, type, url, created_at, updated_at) VALUES ('v', 'local', '/x', 'now', 'now')")
+    db.execute("INSERT INTO repos (vc_id, name, repo_url, created_at, updated_at) VALUES (1, 'r', '', 'now', 'now')")
+
+    def store(first: int, count: int) -> None:  # every one of severity high, each an incident
+        findings = [SecretFinding(secret=f"value-{n:05d}-Kx81", rule="github-pat", file=f"f{n}.py", commit="c1")
+                    for n in range(first, first + count)]  # fmt: skip
+        db.transaction(lambda tx: ingest_secrets(tx, 1, findings))
+
+    def plan() -> str:  # a reader made before the statistics, on this thread
+        return " ".join(row["detail"] for row in db.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM secrets s WHERE severity_rank = 4 ORDER BY repo_count DESC, id DESC"
+            " LIMIT 10"))  # fmt: skip
+
+    try:
+        store(0, 999)
+        assert db.refresh_statistics() == []  # too few rows to matter
+        store(999, 300)
+        assert plan().startswith("SEARCH s USING INDEX secrets_severity_idx")  # guessed: an equality is selective
+        assert db.refresh_statistics() == ["secrets", "secret_sightings", "incidents"]
+        assert plan().startswith("SCAN s USING INDEX secrets_repo_count_idx")  # known: every row matches
+        assert db.refresh_statistics() == []  # nothing moved
+        store(1_299, 200)
+        assert db.refresh_statistics() == []  # 1,499 rows: within a quarter of 1,299
+        store(1_499, 200)
+        assert db.refresh_statistics() == ["secrets", "secret_sightings", "incidents"]
+        rows, total = list_secrets(db, SecretQuery(severity="high", limit=5), None)
+        assert total == 1_699 and len(rows) == 5
     finally:
         db.close()
