@@ -167,8 +167,10 @@ def _where(q: SecretQuery, scope: int | None, rules: list[str] | None, by_trigra
                       *fields.params, *names.params)  # fmt: skip
     if q.severity:
         where.add("s.severity_rank = ?", RANK[q.severity])  # the indexed twin of `severity`
-    if q.whitelisted is not None:
-        where.add("s.whitelisted = ?", int(q.whitelisted))
+    if q.whitelisted:  # the few allowlisted secrets, from the partial index that holds them alone
+        where.add("s.id IN (SELECT id FROM secrets WHERE whitelisted = 1)")
+    elif q.whitelisted is not None:
+        where.add("s.whitelisted = 0")
     if q.created_at:
         where.add("s.created_at >= ?", q.created_at)
     if q.updated_at:
@@ -181,14 +183,23 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     scope_size = total_from_repositories(db, in_scope, "secret_count", scope, q.repo_ids, q.vc_ids)
     # The rule ids are looked up first: as values, the planner can weigh them against the other filters' indexes.
     rules = _rules_containing(db, q.rule) if q.rule else None
-    where = _where(q, scope, rules, by_trigrams=scope_size is None or scope_size > TRIGRAMS_PAY_FROM)
-    total = scope_size if len(where.parts) == len(in_scope.parts) else None
-    if total is None:
-        total = int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
+    by_trigrams = scope_size is None or scope_size > TRIGRAMS_PAY_FROM
+
+    def count(query: SecretQuery) -> int:
+        where = _where(query, scope, rules, by_trigrams)
+        if scope_size is not None and len(where.parts) == len(in_scope.parts):
+            return scope_size
+        return int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
+
+    if q.whitelisted is False:  # nearly every secret: those matched but for it, less the allowlisted ones
+        total = count(q.model_copy(update={"whitelisted": None})) - count(q.model_copy(update={"whitelisted": True}))
+    else:
+        total = count(q)
     # Counted first, so the page's plan can follow: few matches are found through the filter's index and sorted;
     # many are met soon enough walking the sort's index.
     sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS
     order = order_by(q.sort_by, q.order_by, sorts, "s.id")
+    where = _where(q, scope, rules, by_trigrams)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
 

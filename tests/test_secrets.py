@@ -227,6 +227,34 @@ def test_every_sort(world: World) -> None:
         assert len(items(world, f"sort_by={key}")) == 4
 
 
+def test_totals_with_and_without_allowlisted_secrets(world: World) -> None:
+    """`whitelisted=false` is counted as the matches but for it less the allowlisted ones: the totals must be the
+    rows listed, alone and with other filters."""
+    a, _, c = (r["id"] for r in world.repos)
+    tokens = [leak("github-pat", f"ghp_totals{n:02d}abcdefghijklmnopqrstuvwxyz01", f"t{n}.py", n) for n in range(6)]
+    world.import_secrets(c, [*tokens, leak("aws-access-token", "AKIATOTALS0123456789", "aws.env", 1)])
+    rule = world.api.post("/whitelist/", world.admin, json={"name": "github-pat", "type": "rule", "repos": [c]})
+    assert rule.status_code == 201, rule.text
+    for query in [
+        "",
+        "severity=high",
+        f"repo_ids={a}",
+        f"repo_ids={c}",
+        "rule=github",
+        "file=t3",
+        f"vc_ids={world.vc['id']}",
+    ]:
+        for flag in ["true", "false"]:
+            page = world.api.get(f"/secrets/?whitelisted={flag}&{query}&limit=100", world.admin).json()
+            assert page["total"] == len(page["items"]), (query, flag)
+            assert all(item["whitelisted"] == (flag == "true") for item in page["items"])
+        both = [world.api.get(f"/secrets/?whitelisted={flag}&{query}", world.admin).json()["total"]
+                for flag in ["true", "false"]]  # fmt: skip
+        assert sum(both) == world.api.get(f"/secrets/?{query}", world.admin).json()["total"]
+    assert world.api.get(f"/secrets/?whitelisted=true&repo_ids={c}", world.admin).json()["total"] == 6
+    assert world.api.get(f"/secrets/?whitelisted=false&repo_ids={c}", world.admin).json()["total"] == 1
+
+
 def test_sorted_after_filter_and_along_a_sort_index_give_the_same_pages(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:

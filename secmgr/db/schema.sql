@@ -132,6 +132,7 @@ CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
 CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);
+CREATE INDEX IF NOT EXISTS secrets_whitelisted_idx ON secrets (id) WHERE whitelisted = 1;  -- the few allowlisted
 
 -- Dependency vulnerabilities. Identity: (repository_id, fingerprint) with fingerprint
 -- `ecosystem:package:version:vuln_id:file`.
