@@ -142,9 +142,11 @@ def _where(q: SecretQuery, scope: int | None, rules: list[str] | None, by_trigra
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
-        if name != "rule" and by_trigrams:
+        if name == "rule":
+            continue  # matched against the vocabulary of rule ids, below
+        if by_trigrams:
             where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
-        elif name != "rule":
+        else:
             where.substring(f"s.{column}", getattr(q, name))
     if rules == []:
         where.add("1 = 0")  # no rule id holds the text
