@@ -120,6 +120,12 @@ TEXT_FILTERS = {
     "file": "file",
 }
 FROM = "FROM secrets s JOIN repos r ON r.id = s.repository_id"
+# The complement of `scan_type=repo_scan`: the few secrets no fetch or import saw, from the partial index of those
+# first seen by another kind of scan.
+UNSEEN_BY_REPOSITORY_SCANS = (
+    "s.id IN (SELECT id FROM secrets WHERE scan_type != 'repo_scan') AND NOT EXISTS"
+    " (SELECT 1 FROM secret_sightings g WHERE g.secret_id = s.id AND g.scan_type = 'repo_scan')"
+)
 INDEX = "secrets_fts"
 
 
@@ -187,16 +193,22 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     rules = _rules_containing(db, q.rule) if q.rule else None
     by_trigrams = scope_size is None or scope_size > TRIGRAMS_PAY_FROM
 
-    def count(query: SecretQuery) -> int:
+    def count(query: SecretQuery, *conditions: str) -> int:
+        # Filters matching nearly every secret are counted as the matches but for them, less the few they leave out.
+        if query.whitelisted is False:
+            rest = query.model_copy(update={"whitelisted": None})
+            return count(rest, *conditions) - count(rest.model_copy(update={"whitelisted": True}), *conditions)
+        if query.scan_type == "repo_scan":
+            rest = query.model_copy(update={"scan_type": None})
+            return count(rest, *conditions) - count(rest, *conditions, UNSEEN_BY_REPOSITORY_SCANS)
         where = _where(query, scope, rules, by_trigrams)
+        for condition in conditions:
+            where.add(condition)
         if scope_size is not None and len(where.parts) == len(in_scope.parts):
             return scope_size
         return int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
 
-    if q.whitelisted is False:  # nearly every secret: those matched but for it, less the allowlisted ones
-        total = count(q.model_copy(update={"whitelisted": None})) - count(q.model_copy(update={"whitelisted": True}))
-    else:
-        total = count(q)
+    total = count(q)
     # Counted first, so the page's plan can follow: few matches are found through the filter's index and sorted;
     # many are met soon enough walking the sort's index.
     sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS

@@ -133,6 +133,7 @@ CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
 CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);
 CREATE INDEX IF NOT EXISTS secrets_whitelisted_idx ON secrets (id) WHERE whitelisted = 1;  -- the few allowlisted
+CREATE INDEX IF NOT EXISTS secrets_first_seen_elsewhere_idx ON secrets (id) WHERE scan_type != 'repo_scan';
 
 -- Dependency vulnerabilities. Identity: (repository_id, fingerprint) with fingerprint
 -- `ecosystem:package:version:vuln_id:file`.
