@@ -69,6 +69,8 @@ def fill(db: Database, rows: int, seed: int) -> None:
             " VALUES (?, ?, ?, ?, ?, ?, 'PyPI', ?, 'req.txt', 'repo_scan', ?, ?)",
             vulns,
         )
+        tx.execute("INSERT INTO vulnerability_packages (package) SELECT DISTINCT package FROM vulnerabilities"
+                   " ON CONFLICT DO NOTHING")  # fmt: skip
         tx.executemany(
             "INSERT INTO incidents (type, repository_id, key, status, severity, severity_rank, title, first_seen,"
             " last_seen, created_at, updated_at) VALUES ('vulnerability', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

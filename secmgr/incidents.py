@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -156,15 +156,16 @@ def _open_many(tx: Transaction, kind: str, entries: Sequence[tuple[int, str, str
     if not entries:
         return 0
     now = now_iso()
+    # The one writer's new rows take the ids after the largest so far, so those are the opened incidents.
+    before = tx.scalar("SELECT coalesce(max(id), 0) FROM incidents")
     tx.executemany(
         "INSERT INTO incidents (type, repository_id, key, severity, severity_rank, title, first_seen, last_seen,"
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(kind, repo_id, key, severity, RANK[severity], title, now, now, now, now)
          for repo_id, key, severity, title in entries],
     )  # fmt: skip
-    for chunk in chunks(entries):
-        rows = _by_key(tx, kind, [(repo_id, key) for repo_id, key, _, _ in chunk], "id")
-        _log(tx, [(row["id"], "opened", None, "open", None, "First non-allowlisted occurrence", None) for row in rows])
+    opened = tx.query_tuples("SELECT id FROM incidents WHERE id > ? ORDER BY id", [before])
+    _log(tx, [(row[0], "opened", None, "open", None, "First non-allowlisted occurrence", None) for row in opened])
     return len(entries)
 
 
@@ -182,34 +183,63 @@ def _by_key(db: Db, kind: str, keys: Sequence[tuple[int, str]], columns: str) ->
     return [row for row in rows if (row["repository_id"], row["key"]) in wanted]
 
 
-def _batch_keys(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str]) -> list[Row]:
-    """Per incident key of the given findings: whether any is not whitelisted, and the worst severity."""
+class Occurrence(NamedTuple):
+    """One finding as incidents see it: its incident key, its severity and the title an incident it names would
+    take."""
+
+    key: str
+    fingerprint: str
+    severity: str
+    severity_rank: int
+    title: str
+
+
+def stored_occurrences(
+    tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str]
+) -> tuple[list[Occurrence], set[str]]:
+    """The occurrences of stored findings of one repository, by id, and the fingerprints of those allowlisted."""
     table, key = ("secrets", "secret_hash") if kind == "secret" else ("vulnerabilities", "NULL")
     found_rows: list[Row] = []
     for chunk in chunks(fingerprints):
         found_rows += tx.query(
-            f"SELECT {key} AS key, fingerprint, whitelisted, severity, severity_rank,"
+            f"SELECT id, {key} AS key, fingerprint, whitelisted, severity, severity_rank,"
             f" {'rule' if kind == 'secret' else 'ecosystem, package, vuln_id'} FROM {table}"
             f" WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)})",
             [repo_id, *chunk],
         )
-    return found_rows
+    found_rows.sort(key=lambda row: row["id"])
+    occurrences = [
+        Occurrence(row["key"], row["fingerprint"], row["severity"], row["severity_rank"], row["rule"])
+        if kind == "secret" else
+        Occurrence(vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"]), row["fingerprint"],
+                   row["severity"], row["severity_rank"], vulnerability_title(row["vuln_id"], row["package"]))
+        for row in found_rows
+    ]  # fmt: skip
+    return occurrences, {row["fingerprint"] for row in found_rows if row["whitelisted"]}
 
 
-def on_ingest(tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str], created: set[str]) -> int:
-    """After findings were stored: open incidents, reopen closed ones on a new occurrence. Returns how many opened."""
+def vulnerability_title(vuln_id: str, package: str) -> str:
+    return f"{vuln_id} in {package}"
+
+
+def on_ingest(
+    tx: Transaction, kind: str, repo_id: int, occurrences: Sequence[Occurrence], created: set[str],
+    allowlisted: set[str],
+) -> int:  # fmt: skip
+    """After findings were stored: open incidents, reopen closed ones on a new occurrence. `occurrences` are the
+    findings just stored, in the order of their ids; `created` and `allowlisted` hold fingerprints of the new and
+    of the allowlisted ones. Returns how many incidents opened."""
     groups: dict[str, dict[str, Any]] = {}
-    for row in _batch_keys(tx, kind, repo_id, fingerprints):
-        key = row["key"] if kind == "secret" else vulnerability_key(row["ecosystem"], row["package"], row["vuln_id"])
-        title = row["rule"] if kind == "secret" else f"{row['vuln_id']} in {row['package']}"
+    for occurrence in occurrences:
         group = groups.setdefault(
-            key, {"live": False, "new_live": False, "rank": -1, "severity": "unknown", "title": title}
-        )
-        live = not row["whitelisted"]
+            occurrence.key, {"live": False, "new_live": False, "rank": -1, "severity": "unknown",
+                             "title": occurrence.title}
+        )  # fmt: skip
+        live = occurrence.fingerprint not in allowlisted
         group["live"] |= live
-        group["new_live"] |= live and row["fingerprint"] in created
-        if live and row["severity_rank"] > group["rank"]:  # the worst live occurrence names the incident
-            group["rank"], group["severity"], group["title"] = row["severity_rank"], row["severity"], title
+        group["new_live"] |= live and occurrence.fingerprint in created
+        if live and occurrence.severity_rank > group["rank"]:  # the worst live occurrence names the incident
+            group.update(rank=occurrence.severity_rank, severity=occurrence.severity, title=occurrence.title)
     if not groups:
         return 0
     keys = list(groups)
@@ -314,7 +344,7 @@ def _follow_chunk(tx: Transaction, kind: str, ids: list[int]) -> None:
         keys = []
         for row, pair in zip(found_rows, pairs, strict=True):
             incident = incidents.get(pair, none)
-            keys.append((*pair, f"{row['vuln_id']} in {row['package']}", row["severity"], row["live"],
+            keys.append((*pair, vulnerability_title(row["vuln_id"], row["package"]), row["severity"], row["live"],
                          incident["id"], incident["status"], incident["resolution"]))  # fmt: skip
     close, reopen, fresh = [], [], []
     for repository_id, key, title, severity, live, incident_id, status, resolution in keys:

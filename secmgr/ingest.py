@@ -60,15 +60,34 @@ def _existing(tx: Transaction, table: str, repo_id: int, fingerprints: Sequence[
     return found
 
 
-def _upsert(tx: Transaction, table: str, columns: str, refreshed: str, rows: list[tuple[Any, ...]]) -> None:
-    """Insert rows; a row whose (repository_id, fingerprint) exists refreshes the `refreshed` columns."""
-    if not rows:
-        return
-    refresh = ", ".join(f"{name.strip()} = excluded.{name.strip()}" for name in refreshed.split(","))
+def _upsert(
+    tx: Transaction, table: str, columns: str, refreshed: str, rows: list[tuple[Any, ...]], existing: set[str]
+) -> int:
+    """Inserts the rows whose (repository_id, fingerprint) is new; the others refresh the `refreshed` columns.
+    Returns the largest id before: the one writer's new rows take the ids after it.
+
+    Two statements, not one upsert: the table's update triggers (the trigram index's) would make every row of an
+    upsert a statement of several writes, which SQLite journals page by page (an import of 100,000 new findings
+    into 1M: 7.0 s for the upsert against 4.3 s for the insert)."""
+    names = [name.strip() for name in columns.split(",")]
+    repo, identity = names.index("repository_id"), names.index("fingerprint")
+    fresh = [row for row in rows if row[identity] not in existing]
+    before = int(tx.scalar(f"SELECT coalesce(max(id), 0) FROM {table}"))
+    if fresh:
+        tx.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders(fresh[0])})", fresh)
+    kept = [names.index(name.strip()) for name in refreshed.split(",")]
+    seen = [(*(row[i] for i in kept), row[repo], row[identity]) for row in rows if row[identity] in existing]
+    if seen:
+        assignments = ", ".join(f"{names[i]} = ?" for i in kept)
+        tx.executemany(f"UPDATE {table} SET {assignments} WHERE repository_id = ? AND fingerprint = ?", seen)
+    return before
+
+
+def _add_to_vocabulary(tx: Transaction, vocabulary: str, column: str, values: Iterable[str]) -> None:
+    """The distinct values of a column a substring filter matches (rule ids, package names), kept in a small
+    table of their own: the filter finds the matching values there, then walks the column's index."""
     tx.executemany(
-        f"INSERT INTO {table} ({columns}) VALUES ({placeholders(rows[0])})"
-        f" ON CONFLICT (repository_id, fingerprint) DO UPDATE SET {refresh}",
-        rows,
+        f"INSERT INTO {vocabulary} ({column}) VALUES (?) ON CONFLICT DO NOTHING", [(v,) for v in sorted(set(values))]
     )
 
 
@@ -77,17 +96,21 @@ SIGHTINGS = {"secret": ("secrets", "secret_sightings", "secret_id"),
 
 
 def _record_sightings(
-    tx: Transaction, kind: str, repo_id: int, fingerprints: Sequence[str], origin: Origin, now: str
+    tx: Transaction, kind: str, repo_id: int, seen_again: Sequence[str], new_after: int, origin: Origin, now: str
 ) -> None:
-    """Links the stored findings to the scan that saw them; a scan that saw one before adds nothing."""
+    """Links the stored findings to the scan that saw them: the new ones (ids after `new_after`) and those with the
+    fingerprints `seen_again`; a scan that saw one before adds nothing."""
     table, sightings, link = SIGHTINGS[kind]
     links = (origin.scan_type, origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id,
              origin.live_commit_scan_id, now)  # fmt: skip
-    for chunk in chunks(fingerprints):
+    insert = (
+        f"INSERT INTO {sightings} ({link}, scan_type, pr_id, pr_scan_id, commit_id, live_commit_id,"
+        f" live_commit_scan_id, seen_at) SELECT id, ?, ?, ?, ?, ?, ?, ? FROM {table}"
+    )
+    tx.execute(f"{insert} WHERE id > ?", [*links, new_after])
+    for chunk in chunks(seen_again):
         tx.execute(
-            f"INSERT INTO {sightings} ({link}, scan_type, pr_id, pr_scan_id, commit_id, live_commit_id,"
-            f" live_commit_scan_id, seen_at) SELECT id, ?, ?, ?, ?, ?, ?, ? FROM {table}"
-            f" WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)}) ON CONFLICT DO NOTHING",
+            f"{insert} WHERE repository_id = ? AND fingerprint IN ({placeholders(chunk)}) ON CONFLICT DO NOTHING",
             [*links, repo_id, *chunk],
         )
 
@@ -112,24 +135,26 @@ def ingest_secrets(
     by_identity = {finding.identity(): finding for finding in findings}  # a report's repeats count once
     existing = _existing(tx, "secrets", repo_id, list(by_identity))
     rows = []
-    new_hashes = set()  # only a new finding can change how many repositories hold its value
+    fresh = []  # only a new finding can change how many repositories hold its value
     for identity, f in by_identity.items():
         severity = f.severity or sev.for_rule(f.rule)
         value_hash = secret_hash(f.secret)
         if identity not in existing:
-            new_hashes.add(value_hash)
+            fresh.append(incidents.Occurrence(value_hash, identity, severity, sev.RANK[severity], f.rule))
         rows.append((
             repo_id, identity, f.secret, value_hash, f.description, f.file, f.line, f.start_line,
             f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date,
-            json.dumps(f.tags), f.message, f.entropy, severity, sev.RANK[severity], origin.scan_type, f.branch,
+            json.dumps(f.tags) if f.tags else "[]", f.message, f.entropy, severity, sev.RANK[severity],
+            origin.scan_type, f.branch,
             origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id, origin.live_commit_scan_id,
             now, now,
         ))  # fmt: skip
-    _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows)
-    _record_sightings(tx, "secret", repo_id, list(by_identity), origin, now)
-    refresh_repo_counts(tx, new_hashes)
+    new_after = _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows, existing)
+    _add_to_vocabulary(tx, "secret_rules", "rule", (f.rule for f in by_identity.values()))
+    _record_sightings(tx, "secret", repo_id, sorted(existing), new_after, origin, now)
+    refresh_repo_counts(tx, {o.key for o in fresh})
     refresh_repo_totals(tx, [repo_id])
-    return _triage(tx, "secret", repo_id, list(by_identity), existing)
+    return _triage(tx, "secret", repo_id, fresh, existing)
 
 
 def refresh_repo_counts(tx: Transaction, hashes: Iterable[str]) -> None:
@@ -194,10 +219,16 @@ def ingest_vulnerabilities(
         )
         for identity, f in by_identity.items()
     ]  # fmt: skip
-    _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows)
-    _record_sightings(tx, "vulnerability", repo_id, list(by_identity), origin, now)
+    new_after = _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows, existing)
+    _add_to_vocabulary(tx, "vulnerability_packages", "package", (f.package for f in by_identity.values()))
+    _record_sightings(tx, "vulnerability", repo_id, sorted(existing), new_after, origin, now)
     refresh_repo_totals(tx, [repo_id])
-    return _triage(tx, "vulnerability", repo_id, list(by_identity), existing)
+    fresh = [
+        incidents.Occurrence(incidents.vulnerability_key(f.ecosystem, f.package, f.vuln_id), identity, f.severity,
+                             sev.RANK[f.severity], incidents.vulnerability_title(f.vuln_id, f.package))
+        for identity, f in by_identity.items() if identity not in existing
+    ]  # fmt: skip
+    return _triage(tx, "vulnerability", repo_id, fresh, existing)
 
 
 def record_vulnerability_scan(
@@ -225,22 +256,28 @@ def record_vulnerability_scan(
     return result, incidents.close_fixed(tx, repo_id, keys)
 
 
-def _triage(tx: Transaction, kind: str, repo_id: int, fingerprints: list[str], existing: set[str]) -> IngestResult:
-    """Allowlists mark what they cover, then incidents open for what is left."""
+def _triage(
+    tx: Transaction, kind: str, repo_id: int, fresh: list[incidents.Occurrence], existing: set[str]
+) -> IngestResult:
+    """Allowlists mark what they cover, then incidents open for what is left. `fresh` are the occurrences of the
+    new findings in the order they were written; `existing` the fingerprints of the
+    findings seen again, whose facts are read back."""
     table, alias = ("secrets", "s") if kind == "secret" else ("vulnerabilities", "v")
     reevaluate = allowlists.reevaluate_secrets if kind == "secret" else allowlists.reevaluate_vulnerabilities
-    whitelisted = 0
-    if allowlists.any_active(tx):
-        for chunk in chunks(fingerprints):
+    active = allowlists.any_active(tx)
+    allowlisted: set[str] = set()
+    if active:
+        for chunk in chunks([*sorted(existing), *(o.fingerprint for o in fresh)]):
             condition = f"{alias}.repository_id = ? AND {alias}.fingerprint IN ({placeholders(chunk)})"
             reevaluate(tx, condition, [repo_id, *chunk])
-            whitelisted += int(tx.scalar(
-                f"SELECT count(*) FROM {table} {alias} WHERE {condition} AND {alias}.whitelisted = 1", [repo_id, *chunk]
+            allowlisted.update(row[0] for row in tx.query_tuples(
+                f"SELECT fingerprint FROM {table} {alias} WHERE {condition} AND {alias}.whitelisted = 1",
+                [repo_id, *chunk],
             ))  # fmt: skip
-    created = set(fingerprints) - existing
+    occurrences, stored_allowlisted = incidents.stored_occurrences(tx, kind, repo_id, sorted(existing))
+    created = {o.fingerprint for o in fresh}
+    # A new finding is allowlisted only when an active allowlist covered it just now.
+    opened = incidents.on_ingest(tx, kind, repo_id, [*occurrences, *fresh], created, allowlisted | stored_allowlisted)
     return IngestResult(
-        created=len(created),
-        updated=len(existing),
-        whitelisted=whitelisted,
-        incidents_opened=incidents.on_ingest(tx, kind, repo_id, fingerprints, created),
+        created=len(created), updated=len(existing), whitelisted=len(allowlisted), incidents_opened=opened
     )

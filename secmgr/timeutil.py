@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -38,8 +39,17 @@ def _parse_moment(text: str) -> datetime | None:
     return None
 
 
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
 def parse_date(value: str | None) -> str | None:
     """Best effort: ISO 8601, RFC 2822, or git's default format; else no date."""
+    if value and _CANONICAL.fullmatch(value):  # already in our form (most reports): checked, kept as it is
+        try:
+            datetime.fromisoformat(value)
+            return value
+        except ValueError:
+            return None
     moment = _parse_moment(value.strip()) if value else None
     if moment is None:
         return None

@@ -41,8 +41,12 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
         conn.execute(f"DROP TABLE {table}")
     conn.execute("CREATE INDEX secrets_pr_scan_idx ON secrets (pr_scan_id)")
     conn.execute("CREATE INDEX secrets_live_scan_idx ON secrets (live_commit_scan_id)")
-    conn.execute("DROP TRIGGER vulnerability_packages_insert")  # not yet: filled from the rows when opened
-    conn.execute("DROP TABLE vulnerability_packages")
+    conn.execute("DROP TABLE vulnerability_packages")  # not yet: filled from the rows when opened
+    # Before version 7 a trigger added each new rule id to the vocabulary.
+    conn.execute(
+        "CREATE TRIGGER secret_rules_insert AFTER INSERT ON secrets BEGIN"
+        " INSERT OR IGNORE INTO secret_rules (rule) VALUES (new.rule); END"
+    )
     drop_version_6_search_indexes(conn)
     # Before version 5 the trigram index took every row as it was written.
     conn.execute("DROP TABLE search_index_progress")
@@ -87,7 +91,8 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 6
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 7
+        assert db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_insert'") == []
         assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
             {"name": "live_commits_fts", "indexed_through": 0},  # left to the background loop
             {"name": "secrets_fts", "indexed_through": 2},  # both secrets are in the index

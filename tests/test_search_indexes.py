@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from secmgr import jobs, live_commits
 from secmgr import vulnerabilities as vulnerabilities_
 from secmgr.app import create_app
-from secmgr.db import Database, SqliteDatabase
+from secmgr.db import SCHEMA_VERSION, Database, SqliteDatabase
 from secmgr.db.sqlite import SEARCH_INDEXES
 from secmgr.settings import Settings
 
@@ -234,7 +234,7 @@ def test_a_version_5_database_gains_the_indexes_exact_before_they_catch_up(tmp_p
     expected = (["fix the parser", "kx81 cache"], ["GHSA-kx81-aaaa"])
     db = SqliteDatabase(settings.database_path).open()  # no app: nothing catches up but this test
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == 6
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION
         assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
             {"name": "live_commits_fts", "indexed_through": 0},
             {"name": "secrets_fts", "indexed_through": 0},

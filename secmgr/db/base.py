@@ -16,7 +16,7 @@ Params = Sequence[Any]
 T = TypeVar("T")
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class QueryTimeout(ServiceUnavailable):

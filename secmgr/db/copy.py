@@ -15,7 +15,6 @@ from .sqlite import SqliteDatabase
 BATCH = 5_000
 # Each database records its own schema version; the search index's progress is SQLite's alone.
 SKIPPED = ("schema_version", "search_index_progress")
-VOCABULARIES = ("secret_rules", "vulnerability_packages")
 
 
 class CopyError(Exception):
@@ -84,18 +83,11 @@ def _copy_table(conn: sqlite3.Connection, pg: Any, table: str) -> Iterator[int]:
     columns = _columns(conn, table)
     names = ", ".join(columns)
     rows = conn.execute(f"SELECT {names} FROM {table}")
-    if table in VOCABULARIES:  # also filled by a trigger as findings arrive
-        missing = rows.fetchall()
-        with pg.cursor() as cursor:
-            values = ", ".join("%s" for _ in columns)
-            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({values}) ON CONFLICT DO NOTHING", missing)
-        yield len(missing)
-    else:
-        with pg.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-            while batch := rows.fetchmany(BATCH):
-                for row in batch:
-                    copy.write_row(row)
-                yield len(batch)
+    with pg.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+        while batch := rows.fetchmany(BATCH):
+            for row in batch:
+                copy.write_row(row)
+            yield len(batch)
     sequence = "id" in columns and pg.execute("SELECT pg_get_serial_sequence(%s, 'id')", (table,)).fetchone()[0]
     if sequence:
         pg.execute(f"SELECT setval(%s, coalesce(max(id), 0) + 1, false) FROM {table}", (sequence,))

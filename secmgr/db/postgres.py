@@ -33,9 +33,10 @@ except ImportError:  # the optional extra is not installed
 MISSING_DRIVER = "PostgreSQL needs the postgres extra: pip install 'secmgr[postgres]'"
 WRITER_LOCK = 0x5EC_0001  # advisory lock keys: one writer at a time, one migration at a time
 MIGRATION_LOCK = 0x5EC_0002
-BASELINE = 6
+BASELINE = 7
 """The migrations PostgreSQL never runs: up to 4 the schema before PostgreSQL support, 5 and 6 SQLite's search
-indexes alone. A PostgreSQL database runs only the migrations after it."""
+indexes alone, 7 SQLite's vocabulary triggers (postgresql.sql drops PostgreSQL's whenever it opens). A PostgreSQL
+database runs only the migrations after it."""
 
 _QUOTED_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|\?|%")
 _TRIGRAM_CANDIDATES = re.compile(

@@ -23,23 +23,11 @@ CREATE INDEX IF NOT EXISTS live_commits_email_trgm ON live_commits USING gin (lo
 CREATE INDEX IF NOT EXISTS live_commits_message_trgm ON live_commits USING gin (lower(message) gin_trgm_ops);
 CREATE INDEX IF NOT EXISTS live_commits_branch_trgm ON live_commits USING gin (lower(branch) gin_trgm_ops);
 
--- The distinct rule ids, kept by a trigger as on SQLite.
-CREATE OR REPLACE FUNCTION secret_rules_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO secret_rules (rule) VALUES (NEW.rule) ON CONFLICT DO NOTHING;
-    RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER secret_rules_insert AFTER INSERT ON secrets
-    FOR EACH ROW EXECUTE FUNCTION secret_rules_insert();
-
--- The distinct package names of vulnerabilities, kept by a trigger as on SQLite.
-CREATE OR REPLACE FUNCTION vulnerability_packages_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO vulnerability_packages (package) VALUES (NEW.package) ON CONFLICT DO NOTHING;
-    RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER vulnerability_packages_insert AFTER INSERT ON vulnerabilities
-    FOR EACH ROW EXECUTE FUNCTION vulnerability_packages_insert();
+-- The vocabularies (rule ids, package names) were kept by triggers before version 7; the ingest path adds to them.
+DROP TRIGGER IF EXISTS secret_rules_insert ON secrets;
+DROP FUNCTION IF EXISTS secret_rules_insert();
+DROP TRIGGER IF EXISTS vulnerability_packages_insert ON vulnerabilities;
+DROP FUNCTION IF EXISTS vulnerability_packages_insert();
 
 -- SQLite's functions the shared SQL calls, with SQLite's meaning.
 CREATE OR REPLACE FUNCTION instr(haystack text, needle text) RETURNS integer

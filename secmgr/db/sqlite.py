@@ -72,6 +72,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "INSERT OR IGNORE INTO search_index_progress (name, indexed_through)"
         " VALUES ('live_commits_fts', 0), ('vulnerabilities_fts', 0)",
     ),
+    # Version 7: the ingest path adds to the vocabularies of rule ids and package names; their per-row triggers go.
+    7: tuple(f"DROP TRIGGER IF EXISTS {name}_insert" for name in ("secret_rules", "vulnerability_packages")),
 }
 
 
