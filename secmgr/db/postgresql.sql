@@ -28,6 +28,8 @@ DROP TRIGGER IF EXISTS secret_rules_insert ON secrets;
 DROP FUNCTION IF EXISTS secret_rules_insert();
 DROP TRIGGER IF EXISTS vulnerability_packages_insert ON vulnerabilities;
 DROP FUNCTION IF EXISTS vulnerability_packages_insert();
+-- Before version 7 secrets had an index of fingerprints alone (they are found through the identity index now).
+DROP INDEX IF EXISTS secrets_fingerprint_idx;
 
 -- SQLite's functions the shared SQL calls, with SQLite's meaning.
 CREATE OR REPLACE FUNCTION instr(haystack text, needle text) RETURNS integer

@@ -259,7 +259,6 @@ CREATE TABLE IF NOT EXISTS allowlist_reevaluations (
     rules       TEXT NOT NULL,  -- JSON list of [type, match_key]
     created_at  TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS secrets_fingerprint_idx ON secrets (fingerprint);
 
 -- Sightings: every scan that saw a finding (a repository fetch or an import is a `repo_scan` with no links). A
 -- finding's own origin fields keep its first sighting; the list filters on scans match any sighting. One row per

@@ -73,7 +73,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         " VALUES ('live_commits_fts', 0), ('vulnerabilities_fts', 0)",
     ),
     # Version 7: the ingest path adds to the vocabularies of rule ids and package names; their per-row triggers go.
-    7: tuple(f"DROP TRIGGER IF EXISTS {name}_insert" for name in ("secret_rules", "vulnerability_packages")),
+    # Secrets are found by fingerprint alone through the identity index (a probe per repository).
+    7: (
+        *(f"DROP TRIGGER IF EXISTS {name}_insert" for name in ("secret_rules", "vulnerability_packages")),
+        "DROP INDEX IF EXISTS secrets_fingerprint_idx",
+    ),
 }
 
 
