@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from . import allowlists, incidents
 from . import severity as sev
 from .db import Transaction
@@ -144,7 +146,7 @@ def ingest_secrets(
         rows.append((
             repo_id, identity, f.secret, value_hash, f.description, f.file, f.line, f.start_line,
             f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date,
-            json.dumps(f.tags) if f.tags else "[]", f.message, f.entropy, severity, sev.RANK[severity],
+            orjson.dumps(f.tags).decode(), f.message, f.entropy, severity, sev.RANK[severity],
             origin.scan_type, f.branch,
             origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id, origin.live_commit_scan_id,
             now, now,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -39,17 +38,14 @@ def _parse_moment(text: str) -> datetime | None:
     return None
 
 
-_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-
-
 def parse_date(value: str | None) -> str | None:
     """Best effort: ISO 8601, RFC 2822, or git's default format; else no date."""
-    if value and _CANONICAL.fullmatch(value):  # already in our form (most reports): checked, kept as it is
-        try:
+    if value and len(value) == 20 and value[4::3] == "--T::Z" and value.isascii():
+        try:  # in our form already (most reports): a valid moment is kept as it is written
             datetime.fromisoformat(value)
             return value
         except ValueError:
-            return None
+            pass
     moment = _parse_moment(value.strip()) if value else None
     if moment is None:
         return None

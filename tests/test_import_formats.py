@@ -4,6 +4,7 @@ and `secmgr import secrets`, on reports the tools wrote (tests/fixtures/reports/
 from __future__ import annotations
 
 import base64
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -301,3 +302,42 @@ def test_steps_of_a_vulnerability_import_keep_an_incident_s_findings_together(mo
     assert [[f.vuln_id for f in part] for part in parts] == [["A", "B", "A"], ["C", "D"], ["E"]]
     assert [[f.vuln_id for f in part] for part in imports._chunks(found, None)] == [["A", "B"], ["A", "C"],
                                                                                    ["D", "E"]]  # fmt: skip
+
+
+def test_gitleaks_dates_in_every_form(world: World) -> None:
+    """A date already in the stored form is kept as written when it is a real moment; others are converted."""
+    dates = {
+        "a": ("2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z"),
+        "b": ("2026-02-30T03:04:05Z", None),  # no such day
+        "c": ("2026-01-02T24:04:05Z", None),
+        "d": ("2026-01-02T03:04:05+02:00", "2026-01-02T01:04:05Z"),
+        "e": ("Fri Jan 2 03:04:05 2026 +0100", "2026-01-02T02:04:05Z"),
+        "f": ("2026-01-02 03:04:05Z", "2026-01-02T03:04:05Z"),
+        "g": ("", None),
+    }
+    report = [
+        {"RuleID": "generic-api-key", "Secret": f"value-{name}-Xq7Lm2Rt9", "File": "a.env", "StartLine": 1,
+         "Commit": "c0ffee", "Date": written, "Fingerprint": f"c0ffee:a.env:generic-api-key:{name}"}
+        for name, (written, _) in dates.items()
+    ]  # fmt: skip
+    response = post(world, "gitleaks", json.dumps(report).encode())
+    assert response.status_code == 200, response.text
+    secrets = stored(world)
+    assert {name: secrets[f"c0ffee:a.env:generic-api-key:{name}"]["date"] for name in dates} == {
+        name: kept for name, (_, kept) in dates.items()
+    }
+
+
+def test_an_import_leaves_the_cycle_collector_as_it_found_it(world: World) -> None:
+    assert gc.isenabled()
+    assert post(world, "gitleaks", b"[{").status_code == 422  # a report that does not parse
+    assert gc.isenabled()
+    ok = [{"RuleID": "generic-api-key", "Secret": "value-Xq7Lm2Rt9Kd", "File": "a.env", "StartLine": 1}]
+    assert post(world, "gitleaks", json.dumps(ok).encode()).status_code == 200
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert post(world, "gitleaks", json.dumps(ok).encode()).status_code == 200
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
