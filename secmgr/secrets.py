@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import RANK, Severity
-from .sql import Where, order_by, paged, total_from_repositories
+from .sql import Where, order_by, paged, repositories_filter, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -141,10 +141,11 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def _where(q: SecretQuery, scope: int | None, rules: list[str] | None, by_trigrams: bool) -> Where:
-    """The filters of `q`; `rules`: the rule ids `q.rule` names; `by_trigrams`: substrings narrowed through the
-    trigram index first (else read where they are, which pays in a small scope)."""
-    where = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
+def _where(q: SecretQuery, repositories: Where, rules: list[str] | None, by_trigrams: bool) -> Where:
+    """The filters of `q`; `repositories`: its repository part; `rules`: the rule ids `q.rule` names;
+    `by_trigrams`: substrings narrowed through the trigram index first (else read where they are, which pays in a
+    small scope)."""
+    where = repositories.copy()
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
@@ -189,6 +190,7 @@ def _where(q: SecretQuery, scope: int | None, rules: list[str] | None, by_trigra
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     in_scope = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
     scope_size = total_from_repositories(db, in_scope, "secret_count", scope, q.repo_ids, q.vc_ids)
+    repositories = repositories_filter(db, "s.repository_id", scope, q.repo_ids, q.vc_ids)
     # The rule ids are looked up first: as values, the planner can weigh them against the other filters' indexes.
     rules = _rules_containing(db, q.rule) if q.rule else None
     by_trigrams = scope_size is None or scope_size > TRIGRAMS_PAY_FROM
@@ -201,10 +203,10 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
         if query.scan_type == "repo_scan":
             rest = query.model_copy(update={"scan_type": None})
             return count(rest, *conditions) - count(rest, *conditions, UNSEEN_BY_REPOSITORY_SCANS)
-        where = _where(query, scope, rules, by_trigrams)
+        where = _where(query, repositories, rules, by_trigrams)
         for condition in conditions:
             where.add(condition)
-        if scope_size is not None and len(where.parts) == len(in_scope.parts):
+        if scope_size is not None and len(where.parts) == len(repositories.parts):
             return scope_size
         return int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
 
@@ -213,7 +215,7 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     # many are met soon enough walking the sort's index.
     sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS
     order = order_by(q.sort_by, q.order_by, sorts, "s.id")
-    where = _where(q, scope, rules, by_trigrams)
+    where = _where(q, repositories, rules, by_trigrams)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
 

@@ -72,6 +72,11 @@ class Where:
         """Rows of the repositories the group scope, `repo_ids` and `vc_ids` allow."""
         return self.in_scope(repo_column, scope).any_of(repo_column, repo_ids).in_vcs(repo_column, vc_ids)
 
+    def copy(self) -> Where:
+        other = Where()
+        other.parts, other.params = list(self.parts), list(self.params)
+        return other
+
     @property
     def sql(self) -> str:
         return ("WHERE " + " AND ".join(self.parts)) if self.parts else ""
@@ -96,6 +101,28 @@ def total_from_repositories(
     if len(repositories.parts) != len(where.parts):
         return None
     return int(db.scalar(f"SELECT coalesce(sum({counter}), 0) FROM repos {repositories.sql}", repositories.params))
+
+
+REPOSITORIES_AS_VALUES = 5_000
+
+
+def repositories_filter(
+    db: Db, repo_column: str, scope: int | None, repo_ids: Sequence[int] | None, vc_ids: Sequence[int] | None
+) -> Where:
+    """The repository part of a list's filter (group scope, `repo_ids`, `vc_ids`) in the form the planner weighs
+    best against the other filters: nothing when it allows every repository, else the ids it allows as values. A
+    subquery hides how many findings it lets through: at 1M secrets over one connection's 2,000 repositories the
+    planner read all of them to find the 120 created since yesterday."""
+    subqueries = Where().of_repositories(repo_column, scope, repo_ids, vc_ids)
+    if scope is None and not vc_ids:
+        return subqueries  # no filter, or only ids given as values already
+    allowed = Where().of_repositories("id", scope, repo_ids, vc_ids)
+    ids = [row["id"] for row in db.query(f"SELECT id FROM repos {allowed.sql} ORDER BY id", allowed.params)]
+    if len(ids) > REPOSITORIES_AS_VALUES:
+        return subqueries
+    if len(ids) == db.scalar("SELECT count(*) FROM repos"):
+        return Where()
+    return Where().add(f"{repo_column} IN ({placeholders(ids)})", *ids) if ids else Where().add("1 = 0")
 
 
 def like_pattern(text: str) -> str:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from secmgr import secrets
+from secmgr import secrets, sql
 
 from .conftest import World, leak
 
@@ -208,6 +209,40 @@ def test_every_filter(world: World) -> None:
     assert rules("pr_ids=1") == [] and rules("pr_scan_id=1") == [] and rules("commit_scan_id=1") == []
     assert rules("branch=main") == []
     assert rules("rule=github&repo_ids=" + str(b)) == ["github-pat"]
+
+
+@pytest.mark.parametrize("as_values", [sql.REPOSITORIES_AS_VALUES, 0], ids=["as ids", "as subqueries"])
+def test_connections_and_groups_beside_other_filters(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_values: int
+) -> None:
+    """`vc_ids` and a group scope become the ids of their repositories before the query (or no condition at all
+    when they allow every repository), or stay subqueries past REPOSITORIES_AS_VALUES repositories: some
+    connections, every one, none, alone and beside other filters."""
+    monkeypatch.setattr(sql, "REPOSITORIES_AS_VALUES", as_values)
+    a, b, _ = (r["id"] for r in world.repos)
+    mine, place = world.vc["id"], tmp_path / "other"
+    place.mkdir()
+    other = world.api.post("/vc/", world.admin, json={"name": "other", "type": "local", "url": str(place)}).json()
+    d = world.api.post("/repo/", world.admin, json={"name": "delta", "repoUrl": f"file://{place}/delta",
+                                                    "vc_id": other["id"]}).json()["id"]  # fmt: skip
+    world.import_secrets(d, [leak("github-pat", "ghp_delta00000000000000000000000000000", "ci.yml", 2)])
+
+    def listed(query: str, token: str | None = None) -> tuple[int, list[int]]:
+        body = world.api.get(f"/secrets/?limit=100&{query}", token or world.admin).json()
+        return body["total"], sorted(item["repository"]["id"] for item in body["items"])
+
+    assert listed(f"vc_ids={mine}") == (3, [a, a, b])
+    assert listed(f"vc_ids={other['id']}") == (1, [d])
+    assert listed(f"vc_ids={mine}&vc_ids={other['id']}") == (4, [a, a, b, d])  # every repository
+    assert listed(f"vc_ids={mine}&vc_ids={other['id']}&rule=github") == (3, [a, b, d])
+    assert listed(f"vc_ids={mine}&rule=github") == (2, [a, b])
+    assert listed(f"vc_ids={other['id']}&severity=critical") == (0, [])
+    assert listed(f"vc_ids={mine}&repo_ids={d}") == (0, [])
+    assert listed(f"vc_ids={mine}&repo_ids={a}&repo_ids={d}&rule=aws") == (1, [a])
+    assert listed("vc_ids=999&rule=github") == (0, [])
+    assert listed("", world.scoped_token) == (1, [b])  # group b
+    assert listed(f"vc_ids={mine}&vc_ids={other['id']}&rule=github", world.scoped_token) == (1, [b])
+    assert listed(f"vc_ids={other['id']}", world.scoped_token) == (0, [])
 
 
 def test_every_sort(world: World) -> None:
