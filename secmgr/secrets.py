@@ -188,12 +188,11 @@ def _where(q: SecretQuery, repositories: Where, rules: list[str] | None, by_trig
 
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
-    in_scope = Where().of_repositories("s.repository_id", scope, q.repo_ids, q.vc_ids)
-    scope_size = total_from_repositories(db, in_scope, "secret_count", scope, q.repo_ids, q.vc_ids)
+    scope_size = total_from_repositories(db, "secret_count", scope, q.repo_ids, q.vc_ids)
     repositories = repositories_filter(db, "s.repository_id", scope, q.repo_ids, q.vc_ids)
     # The rule ids are looked up first: as values, the planner can weigh them against the other filters' indexes.
     rules = _rules_containing(db, q.rule) if q.rule else None
-    by_trigrams = scope_size is None or scope_size > TRIGRAMS_PAY_FROM
+    by_trigrams = scope_size > TRIGRAMS_PAY_FROM
 
     def count(query: SecretQuery, *conditions: str) -> int:
         # Filters matching nearly every secret are counted as the matches but for them, less the few they leave out.
@@ -206,7 +205,7 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
         where = _where(query, repositories, rules, by_trigrams)
         for condition in conditions:
             where.add(condition)
-        if scope_size is not None and len(where.parts) == len(repositories.parts):
+        if len(where.parts) == len(repositories.parts):
             return scope_size
         return int(db.scalar(f"SELECT count(*) FROM secrets s {where.sql}", where.params))
 
