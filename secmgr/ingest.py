@@ -15,7 +15,7 @@ import orjson
 
 from . import allowlists, incidents
 from . import severity as sev
-from .db import Transaction
+from .db import VOCABULARIES, Transaction
 from .findings import SecretFinding, VulnerabilityFinding
 from .hashing import secret_hash
 from .sql import chunks, placeholders
@@ -85,12 +85,16 @@ def _upsert(
     return before
 
 
-def _add_to_vocabulary(tx: Transaction, vocabulary: str, column: str, values: Iterable[str]) -> None:
-    """The distinct values of a column a substring filter matches (rule ids, package names), kept in a small
-    table of their own: the filter finds the matching values there, then walks the column's index."""
-    tx.executemany(
-        f"INSERT INTO {vocabulary} ({column}) VALUES (?) ON CONFLICT DO NOTHING", [(v,) for v in sorted(set(values))]
-    )
+def _add_to_vocabularies(tx: Transaction, table: str, findings: Iterable[Any]) -> None:
+    """The values of `findings` for the text columns of `table` that substring filters match through a vocabulary
+    (db.VOCABULARIES)."""
+    findings = list(findings)
+    for (of_table, column), vocabulary in VOCABULARIES.items():
+        if of_table == table:
+            values = sorted({getattr(finding, column) for finding in findings})
+            tx.executemany(
+                f"INSERT INTO {vocabulary} ({column}) VALUES (?) ON CONFLICT DO NOTHING", [(v,) for v in values]
+            )
 
 
 SIGHTINGS = {"secret": ("secrets", "secret_sightings", "secret_id"),
@@ -152,7 +156,7 @@ def ingest_secrets(
             now, now,
         ))  # fmt: skip
     new_after = _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows, existing)
-    _add_to_vocabulary(tx, "secret_rules", "rule", (f.rule for f in by_identity.values()))
+    _add_to_vocabularies(tx, "secrets", by_identity.values())
     _record_sightings(tx, "secret", repo_id, sorted(existing), new_after, origin, now)
     refresh_repo_counts(tx, {o.key for o in fresh})
     refresh_repo_totals(tx, [repo_id])
@@ -222,7 +226,7 @@ def ingest_vulnerabilities(
         for identity, f in by_identity.items()
     ]  # fmt: skip
     new_after = _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows, existing)
-    _add_to_vocabulary(tx, "vulnerability_packages", "package", (f.package for f in by_identity.values()))
+    _add_to_vocabularies(tx, "vulnerabilities", by_identity.values())
     _record_sightings(tx, "vulnerability", repo_id, sorted(existing), new_after, origin, now)
     refresh_repo_totals(tx, [repo_id])
     fresh = [

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .db import Database, Row
+from .db import VOCABULARIES, Database, Row
 from .errors import found
 from .findings_query import (
     REPO_COLUMNS,
@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import RANK, Severity
-from .sql import Where, order_by, paged, repositories_filter, total_from_repositories
+from .sql import Where, like_pattern, order_by, paged, repositories_filter, total_from_repositories
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -105,6 +105,7 @@ SORT_COLUMNS = {
     "file": "s.file",
     "entropy": "s.entropy",
 }
+VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary takes the trigram index
 TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
 SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
@@ -141,23 +142,22 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def _where(q: SecretQuery, repositories: Where, rules: list[str] | None, by_trigrams: bool) -> Where:
-    """The filters of `q`; `repositories`: its repository part; `rules`: the rule ids `q.rule` names;
-    `by_trigrams`: substrings narrowed through the trigram index first (else read where they are, which pays in a
-    small scope)."""
+def _where(q: SecretQuery, repositories: Where, known: dict[str, list[str]], by_trigrams: bool) -> Where:
+    """The filters of `q`; `repositories`: its repository part; `known`: for the text filters matched against a
+    vocabulary first, the values holding the text; `by_trigrams`: other substrings narrowed through the trigram
+    index first (else read where they are, which pays in a small scope)."""
     where = repositories.copy()
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
-        if name == "rule":
-            continue  # matched against the vocabulary of rule ids, below
-        if by_trigrams:
+        if name in known and not known[name]:
+            where.add("1 = 0")  # no value of the vocabulary holds the text
+        elif name in known:
+            where.any_of(f"s.{column}", known[name])
+        elif by_trigrams:
             where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
         else:
             where.substring(f"s.{column}", getattr(q, name))
-    if rules == []:
-        where.add("1 = 0")  # no rule id holds the text
-    where.any_of("s.rule", rules)
     if q.search:
         names = Where().substring("name", q.search)
         if by_trigrams:
@@ -190,8 +190,9 @@ def _where(q: SecretQuery, repositories: Where, rules: list[str] | None, by_trig
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     scope_size = total_from_repositories(db, "secret_count", scope, q.repo_ids, q.vc_ids)
     repositories = repositories_filter(db, "s.repository_id", scope, q.repo_ids, q.vc_ids)
-    # The rule ids are looked up first: as values, the planner can weigh them against the other filters' indexes.
-    rules = _rules_containing(db, q.rule) if q.rule else None
+    # Values of a vocabulary are looked up first: as values, the planner can weigh them against the other filters'
+    # indexes (a subquery it could not).
+    known = _known_values(db, q)
     by_trigrams = scope_size > TRIGRAMS_PAY_FROM
 
     def count(query: SecretQuery, *conditions: str) -> int:
@@ -202,7 +203,7 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
         if query.scan_type == "repo_scan":
             rest = query.model_copy(update={"scan_type": None})
             return count(rest, *conditions) - count(rest, *conditions, UNSEEN_BY_REPOSITORY_SCANS)
-        where = _where(query, repositories, rules, by_trigrams)
+        where = _where(query, repositories, known, by_trigrams)
         for condition in conditions:
             where.add(condition)
         if len(where.parts) == len(repositories.parts):
@@ -214,14 +215,26 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     # many are met soon enough walking the sort's index.
     sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS
     order = order_by(q.sort_by, q.order_by, sorts, "s.id")
-    where = _where(q, repositories, rules, by_trigrams)
+    where = _where(q, repositories, known, by_trigrams)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
 
 
-def _rules_containing(db: Database, text: str) -> list[str]:
-    rows = db.query("SELECT rule FROM secret_rules WHERE instr(lower(rule), lower(?)) > 0 ORDER BY rule", (text,))
-    return [row["rule"] for row in rows]
+def _known_values(db: Database, q: SecretQuery) -> dict[str, list[str]]:
+    """For each text filter of `q` with a vocabulary: the values of the vocabulary that hold its text, unless more
+    than VOCABULARY_VALUES do (a column of many distinct values after all), which leaves that filter to the text."""
+    known = {}
+    for (table, column), vocabulary in VOCABULARIES.items():
+        text = getattr(q, column) if table == "secrets" else None
+        if text:
+            rows = db.query(
+                f"SELECT {column} AS value FROM {vocabulary} WHERE lower({column}) LIKE lower(?) ESCAPE '\\'"
+                f" ORDER BY {column} LIMIT ?",
+                (like_pattern(text), VOCABULARY_VALUES + 1),
+            )
+            if len(rows) <= VOCABULARY_VALUES:
+                known[column] = [row["value"] for row in rows]
+    return known
 
 
 def get_row(db: Database, secret_id: int, scope: int | None) -> Row | None:

@@ -91,7 +91,7 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 7
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 8
         assert db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_insert'") == []
         assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
             {"name": "live_commits_fts", "indexed_through": 0},  # left to the background loop

@@ -165,11 +165,14 @@ def test_repo_count_across_repositories(world: World) -> None:
     assert items(world) == []
 
 
-@pytest.fixture(params=["through the trigram index", "row by row"])
+@pytest.fixture(params=["through the trigram index", "row by row", "no vocabulary"])
 def substrings(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Substring filters narrow through the trigram index in a large scope and check row by row in a small one (the
-    suite's stores are all small): both ways, forced."""
-    monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", -1 if request.param == "through the trigram index" else 10**9)
+    suite's stores are all small): both ways, forced. Filters with a vocabulary match its values first, unless too
+    many hold the text: that way too, forced (no vocabulary is small enough), through the trigram index."""
+    monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", 10**9 if request.param == "row by row" else -1)
+    if request.param == "no vocabulary":
+        monkeypatch.setattr(secrets, "VOCABULARY_VALUES", -1)
 
 
 @pytest.mark.usefixtures("substrings")
@@ -393,3 +396,19 @@ def test_substring_index_follows_updates_and_deletes(world: World) -> None:
     world.api.delete(f"/repo/{c}", world.admin)
     assert items(world, "message=second") == []
     assert items(world, "search=svc/a") == []
+
+
+@pytest.mark.usefixtures("substrings")
+def test_text_filters_follow_a_finding_seen_again_with_other_values(world: World) -> None:
+    """An author, e-mail or description a finding takes when seen again is found by its filter (the vocabularies
+    take the values of updated findings as well as of new ones)."""
+    c = world.repos[2]["id"]
+    first = leak("generic-api-key", "key-Vq8Lm2Rt9Xw4", "conf.env", 4, Author="Ann", Email="ann@one.example",
+                 Description="Generic API Key")  # fmt: skip
+    world.import_secrets(c, [first])
+    again = {**first, "Author": "Bo Lindqvist", "Email": "bo@two.example", "Description": "Rotated key"}
+    world.import_secrets(c, [again])
+    for query in ("author=lindq", "email=TWO.example", "description=rotated"):
+        assert [s["file"] for s in items(world, query)] == ["conf.env"], query
+    for query in ("author=ann", "email=one.example", "description=generic api"):
+        assert items(world, query) == [], query

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import SCHEMA_VERSION, Database, Db, FairLock, Params, QueryTimeout, Row, Transaction
+from .base import SCHEMA_VERSION, VOCABULARIES, Database, Db, FairLock, Params, QueryTimeout, Row, Transaction
 from .sqlite import SqliteDatabase, trigram_candidates
 
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "VOCABULARIES",
     "Database",
     "Db",
     "FairLock",

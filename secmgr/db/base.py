@@ -16,7 +16,17 @@ Params = Sequence[Any]
 T = TypeVar("T")
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
+# The distinct values of text columns that substring filters match, each in a small table of its own the ingest
+# path fills: a filter finds the matching values there, then walks the column's index. By (table, column).
+VOCABULARIES = {
+    ("secrets", "rule"): "secret_rules",
+    ("secrets", "author"): "secret_authors",
+    ("secrets", "email"): "secret_emails",
+    ("secrets", "branch"): "secret_branches",
+    ("secrets", "description"): "secret_descriptions",
+    ("vulnerabilities", "package"): "vulnerability_packages",
+}
 
 
 class QueryTimeout(ServiceUnavailable):

@@ -346,6 +346,25 @@ CREATE INDEX IF NOT EXISTS vulnerabilities_incident_idx ON vulnerabilities (repo
 CREATE TABLE IF NOT EXISTS secret_rules (rule TEXT PRIMARY KEY);
 INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
+-- The same for the other text columns of few distinct values (committers, their e-mails, branches, the rules'
+-- descriptions), each with an index walked for the matching values (version 8). A filter whose text matches too
+-- many values in one of them takes the trigram index instead.
+CREATE TABLE IF NOT EXISTS secret_authors (author TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS secret_emails (email TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS secret_branches (branch TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS secret_descriptions (description TEXT PRIMARY KEY);
+CREATE INDEX IF NOT EXISTS secrets_author_idx ON secrets (author, id);
+CREATE INDEX IF NOT EXISTS secrets_email_idx ON secrets (email, id);
+CREATE INDEX IF NOT EXISTS secrets_branch_idx ON secrets (branch, id);
+CREATE INDEX IF NOT EXISTS secrets_description_idx ON secrets (description, id);
+INSERT INTO secret_authors (author)
+    SELECT DISTINCT author FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_authors);
+INSERT INTO secret_emails (email)
+    SELECT DISTINCT email FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_emails);
+INSERT INTO secret_branches (branch)
+    SELECT DISTINCT branch FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_branches);
+INSERT INTO secret_descriptions (description)
+    SELECT DISTINCT description FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_descriptions);
 
 -- The distinct package names, so a substring filter on `package` becomes an index walk over the matching names;
 -- the ingest path adds a batch's packages.
