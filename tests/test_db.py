@@ -381,6 +381,9 @@ def test_planner_statistics_are_taken_when_a_table_s_size_moves_and_readers_use_
         assert db.refresh_statistics() == ["secrets", "secret_sightings", "incidents"]
         assert plan().startswith("SCAN s USING INDEX secrets_repo_count_idx")  # known: every row matches
         assert db.refresh_statistics() == []  # nothing moved
+        db.execute("CREATE INDEX secrets_line_idx ON secrets (line, id)")  # as a migration would
+        assert db.refresh_statistics() == ["secrets"]  # an index the statistics did not know
+        assert db.refresh_statistics() == []
         store(1_299, 200)
         assert db.refresh_statistics() == []  # 1,499 rows: within a quarter of 1,299
         store(1_499, 200)

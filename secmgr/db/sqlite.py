@@ -315,16 +315,18 @@ class SqliteDatabase(Database):
 
     def refresh_statistics(self) -> list[str]:
         """Takes the query planner's statistics again (ANALYZE) for each table of STATISTICS_TABLES whose rows
-        grew or shrank by a quarter since they were last taken (from STATISTICS_MIN_ROWS rows on); which tables.
+        grew or shrank by a quarter since they were last taken (from STATISTICS_MIN_ROWS rows on), or with an index
+        made since (a migration's); which tables.
 
         Without them SQLite guesses that an equality on any index is selective: a filter matching half the table
         (`severity=high`) would be read through its index and sorted instead of walking the sort's index."""
         self._statistics_checked_at = time.monotonic()
-        analysed = self._analysed_rows()
+        analysed, unknown = self._analysed_rows(), self._with_unknown_indexes()
         stale = []
         for table in STATISTICS_TABLES:
             rows, before = int(self.scalar(f"SELECT count(*) FROM {table}")), analysed.get(table)
-            if rows >= STATISTICS_MIN_ROWS and (before is None or not before / 1.25 <= rows <= before * 1.25):
+            moved = before is None or not before / 1.25 <= rows <= before * 1.25
+            if rows >= STATISTICS_MIN_ROWS and (moved or table in unknown):
                 stale.append(table)
         if stale:
 
@@ -343,6 +345,17 @@ class SqliteDatabase(Database):
             return {}
         rows = self.query("SELECT tbl, min(stat) AS stat FROM sqlite_stat1 WHERE idx IS NOT NULL GROUP BY tbl")
         return {row["tbl"]: int(row["stat"].split()[0]) for row in rows}
+
+    def _with_unknown_indexes(self) -> set[str]:
+        """The tables with an index the statistics have no row for (partial indexes left out: an empty one never
+        has a row)."""
+        if not self.scalar("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'"):
+            return set()
+        rows = self.query(
+            "SELECT DISTINCT m.tbl_name AS tbl FROM sqlite_master m WHERE m.type = 'index' AND m.sql IS NOT NULL"
+            " AND m.sql NOT LIKE '% WHERE %' AND NOT EXISTS (SELECT 1 FROM sqlite_stat1 t WHERE t.idx = m.name)"
+        )
+        return {row["tbl"] for row in rows}
 
     def checkpoint(self) -> tuple[int, int]:
         """Copies the write-ahead log's committed pages back into the database file, on a connection of its own and
