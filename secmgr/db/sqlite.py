@@ -79,7 +79,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP INDEX IF EXISTS secrets_fingerprint_idx",
     ),
     # Version 8: vocabularies of authors, e-mails, branches and descriptions, with an index on each column; schema.sql
-    # makes and fills them (at 1M secrets, ~15 s once).
+    # makes and fills them (a 1M store of version 6 opens as version 8 in ~7 s).
     8: (),
 }
 
