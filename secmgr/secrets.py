@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import RANK, Severity
-from .sql import Where, like_pattern, order_by, paged, repositories_filter, total_from_repositories
+from .sql import Where, like_pattern, order_by, paged, repository_scope
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -188,8 +188,7 @@ def _where(q: SecretQuery, repositories: Where, known: dict[str, list[str]], by_
 
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
-    scope_size = total_from_repositories(db, "secret_count", scope, q.repo_ids, q.vc_ids)
-    repositories = repositories_filter(db, "s.repository_id", scope, q.repo_ids, q.vc_ids)
+    repositories, scope_size = repository_scope(db, "s.repository_id", "secret_count", scope, q.repo_ids, q.vc_ids)
     # Values of a vocabulary are looked up first: as values, the planner can weigh them against the other filters'
     # indexes (a subquery it could not).
     known = _known_values(db, q)

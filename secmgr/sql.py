@@ -85,42 +85,42 @@ class Where:
 REPO_COUNTERS = frozenset({"secret_count", "vulnerability_count"})
 
 
-def total_from_repositories(
-    db: Db, counter: str, scope: int | None, repo_ids: Sequence[int] | None, vc_ids: Sequence[int] | None
-) -> int:
-    """The exact total of a list filtered by repository alone (scope, `repo_ids`, `vc_ids`): the sum of the
-    repositories' maintained `counter`, read from a row per repository instead of counting every finding (which
-    PostgreSQL does at about 70 ms per million)."""
-    assert counter in REPO_COUNTERS
-    repositories = Where().of_repositories("id", scope, repo_ids, vc_ids)
-    return int(db.scalar(f"SELECT coalesce(sum({counter}), 0) FROM repos {repositories.sql}", repositories.params))
-
-
 REPOSITORIES_AS_VALUES = 5_000
 
 
-def repositories_filter(
-    db: Db, repo_column: str, scope: int | None, repo_ids: Sequence[int] | None, vc_ids: Sequence[int] | None
-) -> Where:
-    """The repository part of a list's filter (group scope, `repo_ids`, `vc_ids`) in the form the planner weighs
-    best against the other filters: nothing when it allows every repository, else the ids it allows as values. A
-    subquery hides how many findings it lets through: at 1M secrets over one connection's 2,000 repositories the
-    planner read all of them to find the 120 created since yesterday."""
-    subqueries = Where().of_repositories(repo_column, scope, repo_ids, vc_ids)
-    if scope is None and not vc_ids:
-        return subqueries  # no filter, or only ids given as values already
+def repository_scope(
+    db: Db,
+    repo_column: str,
+    counter: str,
+    scope: int | None,
+    repo_ids: Sequence[int] | None,
+    vc_ids: Sequence[int] | None,
+) -> tuple[Where, int]:
+    """The repository part of a list's filter (group scope, `repo_ids`, `vc_ids`), and the exact total of the list
+    when nothing else filters it, from one query on `repos`.
+
+    The filter takes the form the planner weighs best against the others: nothing when it allows every repository,
+    else the ids it allows as values (past REPOSITORIES_AS_VALUES, subqueries). A subquery hides how many findings
+    it lets through: at 1M secrets over one connection's 2,000 repositories the planner read all of them to find the
+    120 created since yesterday. The total is the sum of the repositories' maintained `counter`, read from a row per
+    repository instead of counting every finding (which PostgreSQL does at about 70 ms per million)."""
+    assert counter in REPO_COUNTERS
     allowed = Where().of_repositories("id", scope, repo_ids, vc_ids)
-    counts = db.query_one(
-        f"SELECT (SELECT count(*) FROM repos {allowed.sql}) AS allowed, (SELECT count(*) FROM repos) AS every",
+    found = db.query_one(
+        f"SELECT count(*) AS allowed, coalesce(sum({counter}), 0) AS total,"
+        f" (SELECT count(*) FROM repos) AS every FROM repos {allowed.sql}",
         allowed.params,
     )
-    assert counts is not None
-    if counts["allowed"] == counts["every"]:
-        return Where()
-    if counts["allowed"] > REPOSITORIES_AS_VALUES:
-        return subqueries
+    assert found is not None
+    total, subqueries = int(found["total"]), Where().of_repositories(repo_column, scope, repo_ids, vc_ids)
+    if scope is None and not vc_ids:
+        return subqueries, total  # no filter, or only ids given as values already
+    if found["allowed"] == found["every"]:
+        return Where(), total
+    if found["allowed"] > REPOSITORIES_AS_VALUES:
+        return subqueries, total
     ids = [row["id"] for row in db.query(f"SELECT id FROM repos {allowed.sql} ORDER BY id", allowed.params)]
-    return Where().add(f"{repo_column} IN ({placeholders(ids)})", *ids) if ids else Where().add("1 = 0")
+    return (Where().add(f"{repo_column} IN ({placeholders(ids)})", *ids) if ids else Where().add("1 = 0")), total
 
 
 def like_pattern(text: str) -> str:

@@ -21,7 +21,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, like_pattern, order_by, paged, repositories_filter, total_from_repositories
+from .sql import Where, like_pattern, order_by, paged, repository_scope
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -90,7 +90,7 @@ def public(row: Row) -> dict[str, Any]:
 
 
 def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
-    where = repositories_filter(db, "v.repository_id", scope, q.repo_ids, q.vc_ids)
+    where, by_repository = repository_scope(db, "v.repository_id", "vulnerability_count", scope, q.repo_ids, q.vc_ids)
     by_repository_alone = len(where.parts)
     if q.package:
         where.add("v.package IN (SELECT package FROM vulnerability_packages WHERE lower(package) LIKE lower(?)"
@@ -108,9 +108,7 @@ def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None)
     if q.whitelisted is not None:
         where.add("v.whitelisted = ?", int(q.whitelisted))
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS, "v.id")
-    total = None
-    if len(where.parts) == by_repository_alone:
-        total = total_from_repositories(db, "vulnerability_count", scope, q.repo_ids, q.vc_ids)
+    total = by_repository if len(where.parts) == by_repository_alone else None
     return paged(db, f"v.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, total=total)
 
 
