@@ -229,3 +229,32 @@ def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> Non
             assert added_lines(segment) == expected, segment[:300]
             compared += bool(expected)
     assert compared >= 7
+
+
+def test_a_rule_without_keywords_is_found_in_history_on_both_paths(tmp_path: Path) -> None:
+    # A Discord token alone in a call holds no keyword: with Hyperscan its own expression brings its line on, and
+    # without it every line is read. A user's rule without keywords is found the same way.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    token = "MTE4NzM0Mjg1OTEyMzQ3NjUzMQ.PtYgjm.UhBel31iEl2hpChYgCfrL1spNxnyVmihA-2O76"
+    commit(repo, {"notes.txt": "nothing here\n" * 50 + "order ORD-2026-KPLMVZ\n"}, "notes")
+    commit(repo, {"bot.py": f'import discord\n\nclient.run("{token}")\n'}, "bot")
+    user_rules, _ = parse("""
+[[rules]]
+id = "order-number"
+regex = '''ORD-[0-9]{4}-[A-Z]{6}'''
+""")
+    for rules in (default_rules(), user_rules):
+        pure = Detector(rules, accelerate=False)
+        assert pure.every_line
+        expected = findings_of(repo, pure)
+        assert expected, rules[0].id
+        if prefilter.AVAILABLE:
+            fast = Detector(rules)
+            assert not fast.every_line and fast.unkeyed_marks() is not None
+            assert findings_of(repo, fast) == expected
+    found = findings_of(repo, Detector(default_rules()))
+    assert [(f["file"], f["start_line"], f["rule"], f["secret"]) for f in found] == [
+        ("bot.py", 3, "discord-bot-token", token)
+    ]

@@ -89,9 +89,6 @@ class Detector:
             if rule.analyser:
                 self.analysers.setdefault(rule.analyser, (registry[rule.analyser], {}))[1][rule.id] = rule
         self.keywords = sorted({k for rule in self.rules for k in rule.keywords})
-        # A rule without keywords needs every line, unless it is limited to some paths: then history reads those
-        # files' diffs whole instead (htpasswd files, a Rails master.key).
-        self.every_line = any(not rule.keywords and rule.path is None for rule in self.line_rules)
         self._path_rules = [r.path for r in self.rules if not r.keywords and r.path is not None]
         # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
         # history re-reads a whole file diff when one of its lines holds one of these.
@@ -122,6 +119,9 @@ class Detector:
             for keyword in rule.keywords:
                 self._rules_of_keyword[keyword.encode()].add(position)
         self._without_keywords = {i for i, rule in enumerate(self.line_rules) if not rule.keywords}
+        # Rules without keywords or paths (a Discord token alone in `client.run(...)`): with Hyperscan their own
+        # expression finds their lines; without it they need every line.
+        self._unkeyed = frozenset(i for i in self._without_keywords if self.line_rules[i].path is None)
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
         analysed = [r for _, rules in self.analysers.values() for r in rules.values()]
         self._document_keywords = sorted({k for r in (*self.text_rules, *analysed) for k in r.keywords})
@@ -129,6 +129,18 @@ class Detector:
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
         self._marks: dict[tuple[str, ...], LineMarking] = {}
+        self._unkeyed_marks: prefilter.LineMarks | None = None
+
+    @property
+    def every_line(self) -> bool:
+        """Whether every line must reach the rules: a rule without keywords or paths needs them all, unless Hyperscan
+        finds its lines by its expression. (A rule without keywords limited to some paths makes history read those
+        files' diffs whole instead: htpasswd files, a Rails master.key.)"""
+        if not self._unkeyed:
+            return False
+        return not self.accelerated or not self._unkeyed.isdisjoint(
+            (self._accelerator or self._accelerate()).rules.always
+        )
 
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
@@ -164,7 +176,7 @@ class Detector:
                 # whose expression Hyperscan does not take.
                 if position in accelerator.rules.always or len(rule.keywords) > MARKED_BY_KEYWORDS:
                     caseless += [prefilter.literal(k.encode()).decode() for k in rule.keywords]
-                elif rule.keywords:
+                elif rule.keywords or position in self._unkeyed:
                     exact.append(accelerator.rules.expressions[position].decode())
             reaching: list[str] = []
             elsewhere: list[tuple[str, Callable[[str], bool]]] = []
@@ -188,6 +200,17 @@ class Detector:
             )
         marking = self._marks[also]
         return marking if not marking.marks.unusable else None
+
+    def unkeyed_marks(self) -> prefilter.LineMarks | None:
+        """Hyperscan's marks for the rules without keywords or paths, whose lines go on though they hold no keyword
+        (None when there are none, or without Hyperscan: then every line goes on)."""
+        if not self.accelerated or not self._unkeyed or self.every_line:
+            return None
+        if self._unkeyed_marks is None:
+            accelerator = self._accelerator or self._accelerate()
+            expressions = [accelerator.rules.expressions[i] for i in sorted(self._unkeyed)]
+            self._unkeyed_marks = prefilter.LineMarks(expressions, [0] * len(expressions))
+        return self._unkeyed_marks
 
     def rules_for(self, line: bytes) -> list[Rule]:
         """The line-by-line rules whose keywords `line` holds (and those without keywords), in rule order."""
@@ -227,7 +250,8 @@ class Detector:
 
     def _scan_lines(self, lines: list[str], text: str, path: str, commit: str, depth: int) -> list[Match]:
         allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line} if INLINE_ALLOW in text else set()
-        every_line = any(self._applies(self.line_rules[i], path) for i in self._without_keywords)
+        by_path = (i for i in self._without_keywords - self._unkeyed)
+        every_line = self.every_line or any(self._applies(self.line_rules[i], path) for i in by_path)
         words, possible = self._words_by_line(text, lines) if self.accelerated and not every_line else (None, set())
         found: list[Match] = []
         for index, chosen in self._line_rules(lines, words, possible):
@@ -310,7 +334,7 @@ class Detector:
         words: dict[int, frozenset[bytes] | None] = {i: frozenset(found) for i, found in by_line.items()}
         if not text.isascii():
             words.update((i, None) for i, line_text in enumerate(lines) if not line_text.isascii())
-        return words, possible if by_line else set()
+        return words, possible if by_line or not self._unkeyed.isdisjoint(possible) else set()
 
     def _gated_lines(self, text: str, path: str) -> dict[str, set[int]]:
         """For each analyser with a line gate, the lines where one of its expressions that count for `path`
@@ -354,12 +378,22 @@ class Detector:
                 if rules:
                     yield index, rules
             return
-        for index in sorted(words):
-            present = words[index]
+        # A rule without keywords that Hyperscan found possible here: on the lines its expression matches.
+        unkeyed = [(i, self.line_rules[i].regex) for i in sorted(self._unkeyed.intersection(possible))]
+        expressed: dict[int, list[int]] = {}
+        for position, regex in unkeyed:
+            for index, line in enumerate(lines):
+                if regex is not None and regex.search(line) and words.get(index, frozenset()) is not None:
+                    expressed.setdefault(index, []).append(position)
+        for index in sorted(words.keys() | expressed.keys()):
+            present = words.get(index, frozenset())
             if present is None:
                 rules = self.rules_for(lines[index].encode()) if lines[index] else []
             else:
-                rules = [self.line_rules[i] for i in self._rules_at_keywords(present) if i in possible]
+                positions = [i for i in self._rules_at_keywords(present) if i in possible]
+                if index in expressed:
+                    positions = sorted({*positions, *expressed[index]})
+                rules = [self.line_rules[i] for i in positions]
             if rules:
                 yield index, rules
 

@@ -45,6 +45,8 @@ PUBLISHED_EXAMPLES = frozenset(
         "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
+        "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)
+        "bqokikjovbii2hlwgh4olfq2",  # the test key of Stripe's older documentation
     }
 )
 

@@ -171,12 +171,15 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
     patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
+    unkeyed = detector.unkeyed_marks()
     before = 0  # log lines in the pieces already read
     for block in _commit_blocks(stream):
         if marked is None:
             starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
         else:
             starts = _kept(block, _marked(block, marked), literals)
+        if unkeyed is not None:  # a rule without keywords: its lines go on without one
+            starts = sorted({*starts, *unkeyed.lines(block)[0]})
         numbered: list[tuple[int, bytes]] = []
         diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
         number, counted = before + 1, 0
