@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import RANK, Severity
-from .sql import Where, like_pattern, order_by, paged, repository_scope
+from .sql import Where, holds_text, like_pattern, order_by, paged, repository_scope
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -105,7 +105,7 @@ SORT_COLUMNS = {
     "file": "s.file",
     "entropy": "s.entropy",
 }
-VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary takes the trigram index
+VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary reads them in a subquery
 TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
 SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
@@ -142,18 +142,29 @@ def public(row: Row) -> dict[str, Any]:
 
 
 # -- SQL --------------------------------------------------------------------------------------------
-def _where(q: SecretQuery, repositories: Where, known: dict[str, list[str]], by_trigrams: bool) -> Where:
+def _where(
+    q: SecretQuery, repositories: Where, known: dict[str, list[str] | None], by_trigrams: bool, many: bool = False
+) -> Where:
     """The filters of `q`; `repositories`: its repository part; `known`: for the text filters matched against a
-    vocabulary first, the values holding the text; `by_trigrams`: other substrings narrowed through the trigram
-    index first (else read where they are, which pays in a small scope)."""
+    vocabulary first, the values holding the text (None: too many to list, read from the vocabulary in a subquery);
+    `by_trigrams`: other substrings narrowed through the trigram index first (else read where they are, which pays
+    in a small scope); `many`: the filters match so many secrets that a page is found sooner walking the sort's
+    index, so a vocabulary filter is kept from its column's index (the planner would read every match through it
+    and sort them: it cannot know how many values a subquery gives, nor how many secrets one value has)."""
     where = repositories.copy()
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
-        if name in known and not known[name]:
+        values = known.get(name, [])
+        tested = f"(s.{column} || '')" if many else f"s.{column}"
+        if name in known and values is None:
+            vocabulary = VOCABULARIES["secrets", column]
+            where.add(f"{tested} IN (SELECT {column} FROM {vocabulary} WHERE {holds_text(column)})",
+                      like_pattern(getattr(q, name)))  # fmt: skip
+        elif name in known and not values:
             where.add("1 = 0")  # no value of the vocabulary holds the text
         elif name in known:
-            where.any_of(f"s.{column}", known[name])
+            where.any_of(tested, values)
         elif by_trigrams:
             where.contains(INDEX, "s.id", [f"s.{column}"], getattr(q, name))
         else:
@@ -211,28 +222,30 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
 
     total = count(q)
     # Counted first, so the page's plan can follow: few matches are found through the filter's index and sorted;
-    # many are met soon enough walking the sort's index.
-    sorts = SORT_COLUMNS if total > SORT_AFTER_FILTER else SORT_EXPRESSIONS
-    order = order_by(q.sort_by, q.order_by, sorts, "s.id")
-    where = _where(q, repositories, known, by_trigrams)
+    # many are met soon enough walking the sort's index, unless the page is so deep that the walk would pass more
+    # secrets than there are matches to sort.
+    walked = (q.offset + q.limit) * scope_size / max(total, 1)
+    many = total > SORT_AFTER_FILTER and walked < total
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS if many else SORT_EXPRESSIONS, "s.id")
+    where = _where(q, repositories, known, by_trigrams, many=many)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
 
 
-def _known_values(db: Database, q: SecretQuery) -> dict[str, list[str]]:
-    """For each text filter of `q` with a vocabulary: the values of the vocabulary that hold its text, unless more
-    than VOCABULARY_VALUES do (a column of many distinct values after all), which leaves that filter to the text."""
-    known = {}
+def _known_values(db: Database, q: SecretQuery) -> dict[str, list[str] | None]:
+    """For each text filter of `q` with a vocabulary: the values of the vocabulary that hold its text, or None when
+    more than VOCABULARY_VALUES do (the vocabulary is read in a subquery then: listed, the planner weighs the values
+    against the other filters' indexes; 76,000 secrets of 6,750 matching authors count in 20 ms through it, where
+    the trigram index took a second)."""
+    known: dict[str, list[str] | None] = {}
     for (table, column), vocabulary in VOCABULARIES.items():
         text = getattr(q, column) if table == "secrets" else None
         if text:
             rows = db.query(
-                f"SELECT {column} AS value FROM {vocabulary} WHERE lower({column}) LIKE lower(?) ESCAPE '\\'"
-                f" ORDER BY {column} LIMIT ?",
+                f"SELECT {column} AS value FROM {vocabulary} WHERE {holds_text(column)} ORDER BY {column} LIMIT ?",
                 (like_pattern(text), VOCABULARY_VALUES + 1),
             )
-            if len(rows) <= VOCABULARY_VALUES:
-                known[column] = [row["value"] for row in rows]
+            known[column] = [row["value"] for row in rows] if len(rows) <= VOCABULARY_VALUES else None
     return known
 
 

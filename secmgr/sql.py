@@ -12,6 +12,11 @@ CHUNK = 500
 """Values per `IN (...)` list or batched statement: far below SQLite's limit on parameters."""
 
 
+def holds_text(column: str) -> str:
+    """The condition that `column` holds a `like_pattern` given as its parameter, in any case."""
+    return f"lower({column}) LIKE lower(?) ESCAPE '\\'"
+
+
 class Where:
     """Collects `AND`-ed conditions with their `?` parameters."""
 
@@ -47,7 +52,7 @@ class Where:
         if text:
             cols = list(columns)
             pattern = like_pattern(text)
-            self.add("(" + " OR ".join(f"lower({c}) LIKE lower(?) ESCAPE '\\'" for c in cols) + ")",
+            self.add("(" + " OR ".join(holds_text(c) for c in cols) + ")",
                      *([pattern] * len(cols)))  # fmt: skip
         return self
 

@@ -87,11 +87,15 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.execute("ALTER TABLE jobs DROP COLUMN worker")
     conn.execute("ALTER TABLE jobs DROP COLUMN heartbeat_at")
     conn.execute("INSERT INTO jobs (kind, created_at, updated_at) VALUES ('fetch_all', 'now', 'now')")
+    conn.execute("DROP INDEX secrets_author_idx")  # its shape before version 9
+    conn.execute("CREATE INDEX secrets_author_idx ON secrets (author, id)")
     conn.execute("DELETE FROM schema_version WHERE version > 1")
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 8
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 9
+        columns = [row["name"] for row in db.query("SELECT name FROM pragma_index_info('secrets_author_idx')")]
+        assert columns == ["author", "severity_rank", "id"]
         assert db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_insert'") == []
         assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
             {"name": "live_commits_fts", "indexed_through": 0},  # left to the background loop

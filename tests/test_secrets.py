@@ -165,14 +165,19 @@ def test_repo_count_across_repositories(world: World) -> None:
     assert items(world) == []
 
 
-@pytest.fixture(params=["through the trigram index", "row by row", "no vocabulary"])
+@pytest.fixture(
+    params=["through the trigram index", "row by row", "vocabulary in a subquery", "subquery, sort index walked"]
+)
 def substrings(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Substring filters narrow through the trigram index in a large scope and check row by row in a small one (the
-    suite's stores are all small): both ways, forced. Filters with a vocabulary match its values first, unless too
-    many hold the text: that way too, forced (no vocabulary is small enough), through the trigram index."""
+    suite's stores are all small): both ways, forced. Filters with a vocabulary match its values first, listed,
+    unless too many hold the text: then the vocabulary is read in a subquery, kept from the column's index when so
+    many secrets match that the page walks the sort's index; those ways too, forced."""
     monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", 10**9 if request.param == "row by row" else -1)
-    if request.param == "no vocabulary":
+    if request.param.startswith("vocabulary") or request.param.startswith("subquery"):
         monkeypatch.setattr(secrets, "VOCABULARY_VALUES", -1)
+    if request.param.startswith("subquery"):
+        monkeypatch.setattr(secrets, "SORT_AFTER_FILTER", -1)
 
 
 @pytest.mark.usefixtures("substrings")

@@ -348,15 +348,17 @@ INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
 -- The same for the other text columns of few distinct values (committers, their e-mails, branches, the rules'
 -- descriptions), each with an index walked for the matching values (version 8). A filter whose text matches too
--- many values in one of them takes the trigram index instead.
+-- many values in one of them takes the trigram index instead. The severity beside each value (version 9) answers
+-- a filter combined with `severity` from the index alone: 250,000 rows of one description at high were 250,000
+-- row reads for the count.
 CREATE TABLE IF NOT EXISTS secret_authors (author TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS secret_emails (email TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS secret_branches (branch TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS secret_descriptions (description TEXT PRIMARY KEY);
-CREATE INDEX IF NOT EXISTS secrets_author_idx ON secrets (author, id);
-CREATE INDEX IF NOT EXISTS secrets_email_idx ON secrets (email, id);
-CREATE INDEX IF NOT EXISTS secrets_branch_idx ON secrets (branch, id);
-CREATE INDEX IF NOT EXISTS secrets_description_idx ON secrets (description, id);
+CREATE INDEX IF NOT EXISTS secrets_author_idx ON secrets (author, severity_rank, id);
+CREATE INDEX IF NOT EXISTS secrets_email_idx ON secrets (email, severity_rank, id);
+CREATE INDEX IF NOT EXISTS secrets_branch_idx ON secrets (branch, severity_rank, id);
+CREATE INDEX IF NOT EXISTS secrets_description_idx ON secrets (description, severity_rank, id);
 INSERT INTO secret_authors (author)
     SELECT DISTINCT author FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_authors);
 INSERT INTO secret_emails (email)
