@@ -108,6 +108,9 @@ SORT_COLUMNS = {
 VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary reads them in a subquery
 TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
+# Sort keys that a filtered column decides or goes with (a rule has one severity; its description names it): walking
+# such a key's index passes every secret of the values sorted before the matching ones, so the filter keeps its index.
+FOLLOWS_FROM = {"rule": ("rule", "severity"), "description": ("rule", "severity")}
 SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
 TEXT_FILTERS = {
     "secret": "secret",
@@ -143,20 +146,22 @@ def public(row: Row) -> dict[str, Any]:
 
 # -- SQL --------------------------------------------------------------------------------------------
 def _where(
-    q: SecretQuery, repositories: Where, known: dict[str, list[str] | None], by_trigrams: bool, many: bool = False
+    q: SecretQuery, repositories: Where, known: dict[str, list[str] | None], by_trigrams: bool, walk: bool = False
 ) -> Where:
     """The filters of `q`; `repositories`: its repository part; `known`: for the text filters matched against a
     vocabulary first, the values holding the text (None: too many to list, read from the vocabulary in a subquery);
     `by_trigrams`: other substrings narrowed through the trigram index first (else read where they are, which pays
-    in a small scope); `many`: the filters match so many secrets that a page is found sooner walking the sort's
-    index, so a vocabulary filter is kept from its column's index (the planner would read every match through it
-    and sort them: it cannot know how many values a subquery gives, nor how many secrets one value has)."""
+    in a small scope); `walk`: the filters match so many secrets that a page is found sooner walking the sort's
+    index, so a vocabulary filter is kept from its column's index, but for a sort key that follows from it (else
+    the planner would read every match through it and sort them: it cannot know how many values a subquery gives,
+    nor how many secrets one value has)."""
     where = repositories.copy()
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
         values = known.get(name, [])
-        tested = f"(s.{column} || '')" if many else f"s.{column}"
+        hidden = walk and q.sort_by not in FOLLOWS_FROM.get(column, ())
+        tested = f"(s.{column} || '')" if hidden else f"s.{column}"
         if name in known and values is None:
             vocabulary = VOCABULARIES["secrets", column]
             where.add(f"{tested} IN (SELECT {column} FROM {vocabulary} WHERE {holds_text(column)})",
@@ -225,9 +230,9 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     # many are met soon enough walking the sort's index, unless the page is so deep that the walk would pass more
     # secrets than there are matches to sort.
     walked = (q.offset + q.limit) * scope_size / max(total, 1)
-    many = total > SORT_AFTER_FILTER and walked < total
-    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS if many else SORT_EXPRESSIONS, "s.id")
-    where = _where(q, repositories, known, by_trigrams, many=many)
+    walk = total > SORT_AFTER_FILTER and walked < total
+    order = order_by(q.sort_by, q.order_by, SORT_COLUMNS if walk else SORT_EXPRESSIONS, "s.id")
+    where = _where(q, repositories, known, by_trigrams, walk=walk)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
 
