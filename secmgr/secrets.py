@@ -108,6 +108,7 @@ SORT_COLUMNS = {
 VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary reads them in a subquery
 TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
+WALK_PAYS = 1.0  # past that, a walk pays while it passes fewer secrets than this many times the matches it sorts
 # Sort keys that a filtered column decides or goes with (a rule has one severity; its description names it): walking
 # such a key's index passes every secret of the values sorted before the matching ones, so the filter keeps its index.
 FOLLOWS_FROM = {"rule": ("rule", "severity"), "description": ("rule", "severity")}
@@ -230,7 +231,7 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     # many are met soon enough walking the sort's index, unless the page is so deep that the walk would pass more
     # secrets than there are matches to sort.
     walked = (q.offset + q.limit) * scope_size / max(total, 1)
-    walk = total > SORT_AFTER_FILTER and walked < total
+    walk = total > SORT_AFTER_FILTER and walked < total * WALK_PAYS
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS if walk else SORT_EXPRESSIONS, "s.id")
     where = _where(q, repositories, known, by_trigrams, walk=walk)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",

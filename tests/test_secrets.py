@@ -178,6 +178,7 @@ def substrings(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(secrets, "VOCABULARY_VALUES", -1)
     if request.param.startswith("subquery"):
         monkeypatch.setattr(secrets, "SORT_AFTER_FILTER", -1)
+        monkeypatch.setattr(secrets, "WALK_PAYS", 10.0**9)
 
 
 @pytest.mark.usefixtures("substrings")

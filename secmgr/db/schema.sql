@@ -348,7 +348,7 @@ INSERT INTO secret_rules (rule)
     SELECT DISTINCT rule FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_rules);
 -- The same for the other text columns of few distinct values (committers, their e-mails, branches, the rules'
 -- descriptions), each with an index walked for the matching values (version 8). A filter whose text matches too
--- many values in one of them takes the trigram index instead. The severity beside each value (version 9) answers
+-- many values to list reads them from the vocabulary in a subquery. The severity beside each value (version 9) answers
 -- a filter combined with `severity` from the index alone: 250,000 rows of one description at high were 250,000
 -- row reads for the count.
 CREATE TABLE IF NOT EXISTS secret_authors (author TEXT PRIMARY KEY);
