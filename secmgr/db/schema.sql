@@ -124,6 +124,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS secrets_identity_uq ON secrets (repository_id,
 CREATE INDEX IF NOT EXISTS secrets_hash_idx ON secrets (secret_hash, repository_id);
 CREATE INDEX IF NOT EXISTS secrets_repo_count_idx ON secrets (repo_count, id);
 CREATE INDEX IF NOT EXISTS secrets_repo_idx ON secrets (repository_id, repo_count, id);
+-- A repository's secrets of one severity, in the default order (version 9): `severity` with `repo_ids` counted and
+-- paged from the index alone. An import is one repository's: its rows join the ends of a few groups.
+CREATE INDEX IF NOT EXISTS secrets_repo_severity_idx ON secrets (repository_id, severity_rank, repo_count, id);
 CREATE INDEX IF NOT EXISTS secrets_created_idx ON secrets (created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_updated_idx ON secrets (updated_at, id);
 CREATE INDEX IF NOT EXISTS secrets_date_idx ON secrets (date, id);
