@@ -131,6 +131,9 @@ CREATE INDEX IF NOT EXISTS secrets_created_idx ON secrets (created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_updated_idx ON secrets (updated_at, id);
 CREATE INDEX IF NOT EXISTS secrets_date_idx ON secrets (date, id);
 CREATE INDEX IF NOT EXISTS secrets_severity_idx ON secrets (severity_rank, id);
+-- One severity's secrets by rule (version 9): `severity` sorted by `rule`, and `rule` sorted by `severity`, walk it
+-- in order (a rule has one severity, so walking the rule index for one severity passed whole rules of the others).
+CREATE INDEX IF NOT EXISTS secrets_severity_rule_idx ON secrets (severity_rank, rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);

@@ -82,7 +82,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # makes and fills them (a 1M store of version 6 opens as version 8 in ~7 s).
     8: (),
     # Version 9: the vocabulary columns' indexes hold the severity too; schema.sql makes them again, and the index of
-    # a repository's secrets by severity.
+    # a repository's secrets by severity, and one of a severity's by rule.
     9: tuple(f"DROP INDEX IF EXISTS secrets_{column}_idx" for column in ("author", "email", "branch", "description")),
 }
 
