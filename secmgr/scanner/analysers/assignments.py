@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from urllib.parse import unquote
 
 from .. import filters
@@ -27,7 +28,7 @@ STRONG = re.compile(
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api`.
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred)(?:s)?"
+    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
@@ -74,6 +75,7 @@ QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
+ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -84,10 +86,10 @@ def _gate() -> LineGate:
     space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
     word = "(?:" + "|".join(SECRET_WORDS) + ")"
     name = word + r"[0-9A-Za-z_.$\-]*"
-    closing = r"[\"'`\]]*"
+    closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    quoted = r"""[bru]{0,2}(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not gated
+    quoted = r"""(?:[bru]{0,2}|\\+)(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not gated
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     return LineGate(
         expressions=(
@@ -295,12 +297,31 @@ def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = 
             continue  # minified code: no one writes a credential there by hand
         if not ANY_SECRET_WORD.search(line.lower()):
             continue
-        seen: set[int] = set()
-        for word in STRONG_LOWER.finditer(line.lower()) if line.isascii() else STRONG.finditer(line):
-            yield from _at(lines, index, word.start(), word.end(), seen, path)
-        for word in WEAK.finditer(line):
-            start = word.start() + (line[word.start()] in " \t\"'<")  # the match may begin at the character before
-            yield from _at(lines, index, start, word.end(), seen, path)
+        found = list(_in_line(lines, index, path))
+        yield from found
+        if not found and ESCAPED_QUOTE.search(line):
+            yield from _in_escaped(line, index, path)
+
+
+def _in_line(lines: Sequence[str], index: int, path: str) -> Iterator[Candidate]:
+    line = lines[index]
+    seen: set[int] = set()
+    for word in STRONG_LOWER.finditer(line.lower()) if line.isascii() else STRONG.finditer(line):
+        yield from _at(lines, index, word.start(), word.end(), seen, path)
+    for word in WEAK.finditer(line):
+        start = word.start() + (line[word.start()] in " \t\"'<")  # the match may begin at the character before
+        yield from _at(lines, index, start, word.end(), seen, path)
+
+
+def _in_escaped(line: str, index: int, path: str) -> Iterator[Candidate]:
+    """JSON or code inside a string literal (`"{\\"password\\":\\"…\\"}"`, a curl body, a log line): read with
+    its quotes unescaped, each value's column found again in the line as written. A second reading: a word
+    (`goodspec`) there is not taken as a password, only values at medium confidence or more."""
+    plain = ESCAPED_QUOTE.sub(r"\1", line)
+    for candidate in _in_line([plain], 0, path):
+        column = line.find(candidate.secret)
+        if column >= 0 and candidate.confidence != "low":
+            yield replace(candidate, line=index, start=column, match=line.strip()[:200])
 
 
 def _at(
