@@ -19,6 +19,8 @@ HEADER_LINE = re.compile(r"^[A-Za-z-]+: ")
 PUTTY = re.compile(r"^PuTTY-User-Key-File-\d+: ")
 PUTTY_LINES = re.compile(r"^Private-Lines: (\d+)")
 MIN_BODY = 64  # base64 characters: the smallest real private key (Ed25519 PKCS#8) has 64
+# A PuTTY file's private lines hold only the private numbers: Ed25519's 32 bytes as an SSH string are 48 characters.
+MIN_PUTTY_BODY = 44
 # How base64 writes the DER opening of a private key: PKCS#1 RSA (a SEQUENCE, version 0, the modulus), PKCS#8
 # (version 0, an algorithm identifier), SEC1 EC (version 1, the private octets), Ed25519 PKCS#8.
 BARE_OPENING = re.compile(
@@ -33,7 +35,7 @@ LOG_STAMP = re.compile(r"[\d.:#TZ-]+")
 NOT_BODY = re.compile(r"[\"'+,;\\]|\\[rn]")
 
 
-def _body(chunks: Sequence[str]) -> str | None:
+def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
     """The base64 body of a key from its lines between the markers, None when any line is not base64.
 
     A body line holds no space, so what a line carries before its last space is decoration: a log's time stamp,
@@ -54,7 +56,7 @@ def _body(chunks: Sequence[str]) -> str | None:
     if damaged * 10 > len(body) + damaged:
         return None
     joined = "".join(body)
-    return joined if len(joined) >= MIN_BODY and len(set(joined)) > 16 else None
+    return joined if len(joined) >= least and len(set(joined)) > 16 else None
 
 
 @analyser("private-key")
@@ -109,7 +111,7 @@ def _putty(lines: Sequence[str], index: int) -> Iterator[Candidate]:
     for following in range(index + 1, min(index + 40, len(lines))):
         count = PUTTY_LINES.match(lines[following])
         if count:
-            body = _body(lines[following + 1 : following + 1 + int(count.group(1))])
+            body = _body(lines[following + 1 : following + 1 + int(count.group(1))], MIN_PUTTY_BODY)
             if body is not None:
                 yield Candidate("private-key", index, 0, body, "high", lines[index].strip())
             return
