@@ -5,6 +5,8 @@ agrees with its table (FTS5's own check), the plan starts from it, and a version
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from secmgr import jobs, live_commits
 from secmgr import vulnerabilities as vulnerabilities_
 from secmgr.app import create_app
 from secmgr.db import SCHEMA_VERSION, Database, SqliteDatabase
-from secmgr.db.sqlite import SEARCH_INDEXES
+from secmgr.db.sqlite import SEARCH_INDEX_STEP, SEARCH_INDEXES
 from secmgr.settings import Settings
 
 from .conftest import ADMIN_PASSWORD, Api
@@ -256,3 +258,45 @@ def test_a_version_5_database_gains_the_indexes_exact_before_they_catch_up(tmp_p
         admin = api.login("admin", ADMIN_PASSWORD)
         assert commits(api, admin, "search=kx81") == expected[0]
         assert vulnerabilities(api, admin, "search=kx81") == expected[1]
+
+
+def test_closing_waits_for_maintenance_and_stops_the_catch_up_at_its_next_step(tmp_path: Path) -> None:
+    """A server stopping while the index catches up behind a large import: closing waits for the step under way
+    (a connection closed under a running statement crashed the process) and the catch-up stops there."""
+    path = tmp_path / "secmgr.db"
+    db = SqliteDatabase(path).open()
+    rows = 60_000
+    db.transaction(lambda tx: add_repositories(tx, "alpha-service"))
+    db.transaction(lambda tx: tx.executemany(
+        "INSERT INTO live_commits (id, vc_id, repo_id, commit_sha, branch, author, email, message, created_at)"
+        " VALUES (?, 1, 1, ?, 'main', 'dev', 'dev@example.com', ?, ?)",
+        [(n, f"{n:040x}", f"change number {n}", NOW) for n in range(1, rows + 1)]))  # fmt: skip
+    failures: list[BaseException] = []
+
+    def maintain() -> None:
+        try:
+            db.maintain()
+        except BaseException as exc:  # noqa: BLE001 - the test reports it
+            failures.append(exc)
+
+    def indexed() -> int:
+        progress = "SELECT indexed_through FROM search_index_progress WHERE name = 'live_commits_fts'"
+        with sqlite3.connect(path) as reader:
+            return int(reader.execute(progress).fetchone()[0])
+
+    thread = threading.Thread(target=maintain)
+    thread.start()
+    while indexed() == 0 and thread.is_alive():
+        time.sleep(0.005)
+    db.close()
+    assert not thread.is_alive()  # close() returned after the maintenance round, not beside it
+    thread.join()
+    assert failures == []
+    stopped_at = indexed()
+    assert 0 < stopped_at < rows and stopped_at % SEARCH_INDEX_STEP == 0
+    db = SqliteDatabase(path).open()
+    try:
+        assert db.catch_up_search_index() == rows - stopped_at
+        assert search_index_agrees(db, "live_commits_fts")
+    finally:
+        db.close()

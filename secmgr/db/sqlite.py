@@ -203,11 +203,17 @@ class SqliteDatabase(Database):
         self._checkpointer: sqlite3.Connection | None = None
         self._statistics_taken = 0  # how many times this process re-took the planner's statistics
         self._statistics_checked_at = float("-inf")
+        # close() waits for a round of maintain() and for the writer: a connection closed under a statement running
+        # on another thread crashes the process (the search index's catch-up after a large import outlives a
+        # server's ten seconds of waiting for its threads).
+        self._maintenance_lock = threading.Lock()
+        self._closing = False
 
     # -- lifecycle -----------------------------------------------------------------------------
     def open(self) -> SqliteDatabase:
         private_directory(self.path.parent)
         private_file(self.path)  # SQLite gives the -wal and -shm files the database file's mode
+        self._closing = False
         self._writer = self._connect(readonly=False)
         self._writer.execute("PRAGMA journal_mode=WAL")
         # maintain() checkpoints every few seconds in the server; a commit does it itself only past this many pages
@@ -240,12 +246,20 @@ class SqliteDatabase(Database):
                 raise
 
     def close(self) -> None:
-        with self._all_lock:
-            for conn in self._all:
-                conn.close()
-            self._all.clear()
-        self._writer = self._checkpointer = None
-        self._local = threading.local()
+        """Closes every connection once the maintenance round and the write transaction under way have ended; the
+        search index's catch-up stops at its next step (the rest waits for the next start)."""
+        self._closing = True
+        with self._maintenance_lock:
+            self._write_lock.acquire()
+            try:
+                with self._all_lock:
+                    for conn in self._all:
+                        conn.close()
+                    self._all.clear()
+                self._writer = self._checkpointer = None
+                self._local = threading.local()
+            finally:
+                self._write_lock.release()
 
     def _connect(self, *, readonly: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -311,10 +325,14 @@ class SqliteDatabase(Database):
         return str(self.scalar("PRAGMA integrity_check"))
 
     def maintain(self) -> None:
-        self.catch_up_search_index()
-        if time.monotonic() - self._statistics_checked_at >= STATISTICS_CHECK_SECONDS:
-            self.refresh_statistics()
-        self.checkpoint()
+        with self._maintenance_lock:
+            if self._closing:
+                return
+            self.catch_up_search_index()
+            if not self._closing and time.monotonic() - self._statistics_checked_at >= STATISTICS_CHECK_SECONDS:
+                self.refresh_statistics()
+            if not self._closing:
+                self.checkpoint()
 
     def refresh_statistics(self) -> list[str]:
         """Takes the query planner's statistics again (ANALYZE) for each table of STATISTICS_TABLES whose rows
@@ -376,7 +394,7 @@ class SqliteDatabase(Database):
         short, so requests' writes go between them); how many rows it added to them all."""
         total = 0
         for index in SEARCH_INDEXES:
-            while added := self.transaction(partial(_index_step, index=index, step=step)):
+            while not self._closing and (added := self.transaction(partial(_index_step, index=index, step=step))):
                 total += added
         return total
 
