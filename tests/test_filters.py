@@ -148,3 +148,51 @@ def test_key_bytes_validator() -> None:
 def test_hand_made_values_of_a_providers_shape_are_low(text: str, confidence: str | None) -> None:
     found = [m.confidence for m in DETECTOR.scan_document(text, "app.env") if m.rule.id == "saas-api-key-in-context"]
     assert found == ([confidence] if confidence else [])
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [
+        ("2kjshdfp92i34asdasd", "placeholder"),  # three letters in four from the home row: a hand's mash
+        ("qlkjsdf29asdlkjw", "placeholder"),
+        ("k3Jq9sLd0fHa2xPw", None),  # capitals: not typed along one row
+        ("a3f9d0c4b2e8d1f6", None),  # hexadecimal: a, d and f are on the row by chance
+        ("eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.eyJzdWIiOi...", "placeholder"),  # elided
+        ("Rk7pW2\u2026", "placeholder"),
+        ("2YotnFZFEjr1zCsicMWpAA", "placeholder"),  # RFC 6749's example access token
+        ("{apikey}:{from_email}", "placeholder"),  # a format string's fields
+    ],
+)
+def test_placeholder_signal_of_hand_mashed_elided_and_published_values(value: str, signal: str | None) -> None:
+    assert filters.placeholder_signal(value) == signal
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [("AuthToken", "placeholder"), ("ApiSecret", "placeholder"), ("JWTToken", "placeholder"),
+     ("MasterKey", "placeholder"), ("Tz8qWm3KrAuth", None), ("myPassword", "contrived")],
+)  # fmt: skip
+def test_a_slot_named_in_camel_case_is_a_placeholder(value: str, signal: str | None) -> None:
+    assert filters.slot_signal(value) == signal
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('KEY_AGREEMENT = "curve25519-hkdf-sha256"', False),  # words joined by dashes
+        ('API_KEY = "k9-Xq2Lm-8vRt"', True),
+        ('SCOPE_KEY = "starlette._limit_responder"', False),  # a module path
+        ('Token.Comment: "italic #A3AAB2"', False),  # an attribute of something named after a secret
+        ('config.token = "Rq8vLm2Xz9Tk4WpN"', True),
+        ('curl -H "Authorization: Bearer $TOKEN" "localhost:8000/a/?b=c&d=e"', False),  # a variable read
+        ('TOKEN="Rq8vLm2Xz9Tk4WpN" ./deploy.sh', True),
+        ('raise ValueError("Pass `--full-trace` to see it")', False),  # an English word
+        ("PASS `Rq8vLm2Xz9Tk4WpN`", True),
+        ('OIDS = {AttributeOID.CHALLENGE_PASSWORD: "challengePassword"}', False),  # the name itself
+        ('if token == "#bygroup":', False),  # a comparison with a symbol
+        ('if token == "Rq8vLm2Xz9Tk4WpN":', True),
+    ],
+)
+def test_names_types_paths_and_reads_are_not_secrets(text: str, found: bool) -> None:
+    path = "settings.sh" if text.startswith(("curl", "TOKEN=", "PASS")) else "settings.py"
+    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)

@@ -16,14 +16,14 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%[A-Za-z_][A-Za-z0-9_]*%|%\([a-z_]+\)[sd]|@[A-Za-z_]+@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_]{1,40}\}|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
     "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "my_secret", "mysecret",
     "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
-    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "....", "####", "----", "____",
+    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
@@ -47,6 +47,14 @@ PUBLISHED_EXAMPLES = frozenset(
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)
         "bqokikjovbii2hlwgh4olfq2",  # the test key of Stripe's older documentation
+        # OAuth 2.0's RFC 6749: its access and refresh tokens, code, client secret and Basic credentials
+        "2yotnfzfejr1zcsicmwpaa",
+        "tgzv3jokf0xg5qx2tlkwia",
+        "splxlobezqqybys6wxsbia",
+        "7fjfp0zbr1ktdrbnfvdmiw",
+        "czzcaghsa3f0mzpnwdfmqmf0m2jw",
+        "fyko+d2lbbfgonrv9qkxdawl",  # the client nonce of SCRAM's RFC 5802
+        "dsfd;kfoa,.iyewrkldjkdhsubsgvca69834ncxv9873254k;fg87",  # Cisco type 7's published XOR key
     }
 )
 
@@ -249,6 +257,8 @@ def slot_signal(value: str) -> str | None:
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
         return "placeholder"
+    if NAMED_SLOT.fullmatch(stripped):
+        return "placeholder"
     signal = placeholder_signal(value)
     if signal != "placeholder":
         return signal
@@ -271,6 +281,8 @@ def hand_typed(value: str) -> bool:
 
 # Words that say what goes in the slot: `a secret`, `my_password`, `the-token`.
 DESCRIBED = re.compile(r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)")
+# The slot's name in a template's CamelCase (`twilio://AccountSid:AuthToken@`, `ApiSecret`, `JWTToken`).
+NAMED_SLOT = re.compile(r"(?:[A-Z][a-z]+|[A-Z]{2,5}){1,3}(?:Secret|Pass(?:word|wd|phrase)?|Pwd|Token|Key)")
 
 
 # Nothing but shell, PHP or Perl variables: `$user$pass` is what interpolation fills in, not a value.
@@ -297,11 +309,15 @@ def _uuid_with_non_hex(value: str) -> bool:
 
 
 def _keyboard_row(value: str) -> bool:
-    """Letters all from the keyboard's home row (sldafh309sdf): a hand's mash, not a generator's output."""
+    """Letters all from the keyboard's home row (sldafh309sdf), or nine or more of which three in four are
+    (2kjshdfp92i34asdasd): a hand's mash, not a generator's output (a third of random letters are on that row)."""
     if re.search(r"[A-Z]", value):
         return False
     letters = [c for c in value if c.isalpha()]
-    return len(letters) >= 6 and set(letters) <= HOME_ROW and len(set(letters) - set("abcdef")) >= 3
+    if len(set(letters) - set("abcdef")) < 3:
+        return False  # hexadecimal digits: a, d and f are on the row
+    on_row = sum(c in HOME_ROW for c in letters)
+    return (len(letters) >= 6 and on_row == len(letters)) or (len(letters) >= 9 and on_row >= 0.75 * len(letters))
 
 
 STRICT = 0.8  # both the letters and the digits of a value count in steps: a1b2c3d4
@@ -348,8 +364,8 @@ def prose(value: str) -> bool:
 
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
-    if re.fullmatch(r"_*[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*[_.:?!]?\s*", value):
-        return True
+    if re.fullmatch(r"_*[^\W\d_]+(?:[ _.\-/:][^\W\d_]+)*[_.:?!]?\s*", value):
+        return True  # words of any script: Token hinzufügen
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:

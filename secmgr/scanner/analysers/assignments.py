@@ -42,7 +42,7 @@ PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
-    ".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
+    ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
     ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
 )  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
@@ -56,7 +56,8 @@ NOT_SECRET_NAME = re.compile(
     r"|map|dict|set|arr|array|count|number|num|cache|context|ctx|scope|scopes|audience|issuer|grant|response"
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
-    r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits)$",
+    r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
+    r"|argument|arguments|mgr|agreement|realm)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -122,6 +123,8 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
+    if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
+        return None  # Token.Comment, key_node.tag: an attribute of something named after a secret
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
         return None
     words = sorted([*STRONG.finditer(bare), *WEAK.finditer(bare)], key=lambda w: w.end())
@@ -196,6 +199,31 @@ def _names_a_secret(value: str) -> bool:
     return bool(re.search(r"[-_:.]", value) and STRONG.search(value))
 
 
+# Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
+# `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
+WORDS_JOINED = re.compile(r"(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
+# Words as a path or a template's fields: `FromEmail/ToEmail1/ToEmailN/`, `login/#team:channel`.
+_WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,2}"  # ToEmailN, ID, team
+PATH_OF_WORDS = re.compile(f"{_WORD_PART}(?:[/@:]{_WORD_PART})*[/@:](?:{_WORD_PART})?/?")
+MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
+# A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
+TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
+QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][\w.\-]*=")  # host/path?name=value: an address, not a secret
+
+
+def _identifier_like(value: str) -> bool:
+    """A value that names or points at something rather than holding a secret: words joined by separators, a
+    type, an address with a query, a call, a module path."""
+    return bool(
+        WORDS_JOINED.fullmatch(value)
+        or PATH_OF_WORDS.fullmatch(value)
+        or MODULE_PATH.fullmatch(value)
+        or TYPE_EXPRESSION.fullmatch(value)
+        or QUERY_SYNTAX.search(value)
+        or re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\(\)", value)
+    )
+
+
 def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True) -> str | None:
     """The confidence a value deserves as a secret given to `name`, or None when it is not one. A nonce is key
     material only now and then (most are sent in the clear), so one is `low` at most."""
@@ -222,14 +250,16 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
+    if _identifier_like(value):
+        return None
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
         return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
     lowered = value.lower()
-    if lowered in name.lower():
-        return None  # PASSWORD=password, token: TOKEN
+    if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
+        return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
     if re.fullmatch(r"\d{1,15}|[\d.:/-]+|0x[0-9a-f]{1,8}", lowered) or "://" in value:
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
     if not quoted and value[-1] in "(.":
@@ -334,6 +364,8 @@ def _at(
     seen.add(start)
     if line.endswith("${", 0, start):
         return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
+    if line.startswith("$", start) and line[end : end + 1] in QUOTES:
+        return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
     if kind is None:
@@ -379,8 +411,8 @@ def _at(
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc")
     spaced = syntax == "" and not netrc
-    if spaced and WEAK.fullmatch(name) and name.islower():
-        return  # "pass `x`", "key points": an English word, not a name
+    if spaced and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
+        return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
     if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):
         return  # "API Secret:x": the name of another pair follows, not a value
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
@@ -390,7 +422,7 @@ def _at(
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "") or netrc
-    if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[A-Za-z_]+", value):
+    if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
     decoded = ""
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
