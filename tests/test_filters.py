@@ -196,3 +196,11 @@ def test_a_slot_named_in_camel_case_is_a_placeholder(value: str, signal: str | N
 def test_names_types_paths_and_reads_are_not_secrets(text: str, found: bool) -> None:
     path = "settings.sh" if text.startswith(("curl", "TOKEN=", "PASS")) else "settings.py"
     assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+
+
+@pytest.mark.parametrize("path", ["tests/cipher.py", "test_cipher.py", "cipher_test.go", "src/cipher.test.ts",
+                                  "SelfTest/Cipher/vectors.py"])  # fmt: skip
+def test_generic_rules_leave_test_files_alone_but_not_code(path: str) -> None:
+    text = "secret_key = '8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b'\n"
+    assert DETECTOR.scan_document(text, "cipher.py")
+    assert DETECTOR.scan_document(text, path) == []

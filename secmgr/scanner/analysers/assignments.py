@@ -57,7 +57,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm)$",
+    r"|argument|arguments|mgr|agreement|realm|names)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -71,7 +71,9 @@ CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 STRING_PREFIX = re.compile(r"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
-REGEX_SYNTAX = re.compile(r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]")
+REGEX_SYNTAX = re.compile(
+    r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
+)
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
@@ -123,6 +125,8 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
+    if "public" in bare.lower():
+        return None  # publicKey, publicKeyToken: what is published, not what is kept
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
         return None  # Token.Comment, key_node.tag: an attribute of something named after a secret
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
@@ -221,6 +225,7 @@ def _identifier_like(value: str) -> bool:
         or TYPE_EXPRESSION.fullmatch(value)
         or QUERY_SYNTAX.search(value)
         or re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\(\)", value)
+        or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value)  # a command line's flag
     )
 
 
