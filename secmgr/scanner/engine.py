@@ -128,6 +128,10 @@ class Detector:
         self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
+        # After a line one of these matched, an analyser reads the lines below it (a block scalar, a name/value
+        # entry's value): history reads such a file's diff whole, as directory mode reads the file.
+        reaching = [e for gate in self.gates.values() for e in gate.reaching]
+        self._reaching = re.compile("|".join(reaching).encode(), re.MULTILINE | re.IGNORECASE) if reaching else None
         self._marks: dict[tuple[str, ...], LineMarking] = {}
         self._unkeyed_marks: prefilter.LineMarks | None = None
 
@@ -153,7 +157,9 @@ class Detector:
         lowered = text.lower()
         if any(keyword in lowered for keyword in self._context):
             return True
-        return (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None
+        if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
+            return True
+        return self._reaching is not None and self._reaching.search(text) is not None
 
     def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without

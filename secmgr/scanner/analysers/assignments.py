@@ -79,6 +79,13 @@ NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: n
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
+# `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
+# container's env, an ECS task's environment, CI variables.
+NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?name[\"']?\s*:\s*[\"']?$")
+VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*:\s*(?=\S)")
+VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
+# A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
+TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -97,12 +104,17 @@ def _gate() -> LineGate:
     return LineGate(
         expressions=(
             f"{name}{closing}(?:{separator}|\\({space}*){tag}{quoted}",
+            f"{name}{closing}{space}*:{space}*&?[A-Za-z_][0-9A-Za-z_.<>\\[\\]]*\\??{space}*={space}*{quoted}",
+            f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
         ),
         elsewhere=(f"{name}{closing}{separator}{tag}{unquoted}",),
         counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
-        reaching=(f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",),
+        reaching=(
+            f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",
+            f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
+        ),
     )
 
 
@@ -307,6 +319,21 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
     return None
 
 
+def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tuple[int, int] | None:
+    """Where the value of a name/value entry starts (its line and column) when the name from `start` to `end` is
+    the entry's `name`: on the line below (`- name: X` / `value: …`) or beside it (`"name": "X", "value": …`)."""
+    line = lines[index]
+    if not NAME_ENTRY.search(line, max(0, start - 40), start):
+        return None
+    beside = VALUE_BESIDE.match(line, end)
+    if beside is not None:
+        return index, beside.end()
+    if line[end:].strip(" \t\"'") or index + 1 >= len(lines):
+        return None
+    below = VALUE_ENTRY.match(lines[index + 1])
+    return (index + 1, below.end()) if below is not None else None
+
+
 def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
     """`<password>value</password>`: the element's text when the name is its tag."""
     if start == 0 or line[start - 1] != "<" or end >= len(line) or line[end] not in "> ":
@@ -390,11 +417,23 @@ def _at(
         if confidence:
             yield Candidate(rule, index, attribute.start(2), value, confidence, line.strip()[:200])
         return
+    entry = _named_value(lines, index, start, end)
+    if entry is not None:
+        at_line, column = entry
+        found = _value_at(lines[at_line], column, False)
+        if found is not None and (found[2] or not path.lower().endswith(CODE_SUFFIXES)):
+            confidence = _acceptable(name, kind, found[1], found[2], False)
+            if confidence:
+                yield Candidate(rule, at_line, found[0], found[1].strip(), confidence, lines[at_line].strip()[:200])
+        return
     after = _after_name(line, start, end, bool(re.search(r"(?:word|wd|secret|token|key|pwd|pass)$", name, re.I)))
     if after is None:
         return
     position, syntax = after
     rest = line[position:]
+    typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
+    if typed is not None and line[typed.end() : typed.end() + 1] in QUOTES:
+        position, syntax, rest = typed.end(), "=", line[typed.end() :]
     if not rest.strip() or BLOCK.match(rest):
         if BLOCK.match(rest):
             block = _block_value(lines, index)
