@@ -13,6 +13,7 @@ from . import decode, filters, prefilter
 from .analysers import (
     LINE_GATES,
     LINE_WORDS,
+    READS_BELOW,
     WHOLE_FILE_PATHS,
     WHOLE_TEXT_ANALYSERS,
     Analyser,
@@ -128,10 +129,7 @@ class Detector:
         self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
-        # After a line one of these matched, an analyser reads the lines below it (a block scalar, a name/value
-        # entry's value): history reads such a file's diff whole, as directory mode reads the file.
-        reaching = [e for gate in self.gates.values() for e in gate.reaching]
-        self._reaching = re.compile("|".join(reaching).encode(), re.MULTILINE | re.IGNORECASE) if reaching else None
+        self._reads_below = [READS_BELOW[name] for name in self.analysers if name in READS_BELOW]
         self._marks: dict[tuple[str, ...], LineMarking] = {}
         self._unkeyed_marks: prefilter.LineMarks | None = None
 
@@ -159,7 +157,7 @@ class Detector:
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
-        return self._reaching is not None and self._reaching.search(text) is not None
+        return any(word in lowered and pattern.search(lowered) for word, pattern in self._reads_below)
 
     def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without

@@ -9,6 +9,7 @@ placeholder filter, validation and confidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -56,6 +57,9 @@ class LineGate:
 
 
 LINE_GATES: dict[str, LineGate] = {}
+# Lines after which an analyser reads the lines below (beyond a YAML block scalar, which the engine knows): a word
+# such a line holds and a pattern for it, on lower-cased text. History reads a file diff holding one whole.
+READS_BELOW: dict[str, tuple[bytes, re.Pattern[bytes]]] = {}
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import LINE_GATES, Candidate, LineGate, analyser
+from . import LINE_GATES, READS_BELOW, Candidate, LineGate, analyser
 
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
@@ -119,6 +119,12 @@ def _gate() -> LineGate:
 
 
 LINE_GATES["assignment"] = _gate()
+# `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
+READS_BELOW["assignment"] = (
+    b"name",
+    re.compile(rb"name[\"']?[ \t]*:[ \t]*[\"']?[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode()
+               + rb")[\w.$\-]*[\"']?[ \t\r]*$", re.MULTILINE),
+)  # fmt: skip
 
 
 def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
