@@ -28,7 +28,8 @@ STAND_IN_WORDS = (
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
     "undefined", "disabled", "empty", "unset", "notset", "not-set", "not_set", "not set", "n/a", "tbd",
-    "sk_test_", "pk_test_", "rk_test_", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000", "11111111-1111",
+    "sk_test_", "pk_test_", "rk_test_", "verylong", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000",
+    "11111111-1111",
 )  # fmt: skip
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
 # count only as whole words.
@@ -139,6 +140,8 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value):
         return "placeholder"
+    if "EXAMPLE" in value:
+        return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return "placeholder"  # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
     if _counting_uuid(value):
@@ -170,11 +173,22 @@ COUNTING_FROM_START = re.compile(r"a1b2c3|1a2b3c|ab12cd34|12ab34cd|abc123def|abc
 WALKED = 0.8  # of steps that walk or repeat: a value that is nothing but a walk (abcdefghijklmnop123456)
 
 
+# An identifier in camelCase: words of three letters or more, each after the first capitalised
+# (credentialFromTaggedObject). A generated value mixes cases and digits without that rhythm.
+CAMEL_WORDS = re.compile(r"[a-z]{3,}(?:[A-Z][a-z]{2,}){2,}|(?:[A-Z][a-z]{2,}){3,}")
+
+
+def camel_words(value: str) -> bool:
+    return CAMEL_WORDS.fullmatch(value) is not None
+
+
 def provider_signal(value: str) -> str | None:
     """`placeholder_signal` for a value of a provider's own shape (its prefix, or its length and alphabet next to
     its name): there the shape already says what the value is for, so only what certainly stands in is a
     placeholder (a template, an example word, a run, a repeated unit, counting from a and 1, a value that is all
     walk); a value merely typed by hand (z9y8x7w6, aB1cD2eF, a random start padded by a walk) is `contrived`."""
+    if camel_words(value):
+        return "placeholder"  # TwitterAuthProvider.credentialFromTaggedObject: code, not a key
     signal = placeholder_signal(value)
     if signal != "placeholder" or _certainly_stands_in(value):
         return signal
@@ -187,6 +201,8 @@ def _certainly_stands_in(value: str) -> bool:
         return True
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
         return True
+    if "EXAMPLE" in value:
+        return True  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return True  # a long value is judged by words said over and over, not once
     stand_in = says_stand_in(value) and not _walk_padded(value)
@@ -232,7 +248,7 @@ def _body(value: str) -> str:
 
 # Values that only name what belongs in the slot, or say that nothing is there.
 SLOT_WORDS = re.compile(
-    r"(?:pass(?:word|wd|phrase)?|pwd|pw|token|(?:api|secret|access|private)?[_-]?key|apikey|credentials?|user(?:name)?"
+    r"(?:pass(?:word|wd|phrase)?|pwd|pw|psw|token|(?:api|secret|access|private)?[_-]?key|apikey|credentials?|user(?:name)?"
     r"|login|value|string|str|text|foo|bar|baz|qux|foobar|xxx|none|null|nil|undefined|empty|blank|unset|hidden"
     r"|masked|redacted|omitted|default)",
     re.IGNORECASE,
@@ -257,7 +273,9 @@ def slot_signal(value: str) -> str | None:
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
         return "placeholder"
-    if NAMED_SLOT.fullmatch(stripped):
+    if NAMED_SLOT.fullmatch(stripped) or re.fullmatch(
+        r"(?:some|the|an?)[_-]?(?:pass(?:word|wd)?|secret|token)", lowered
+    ):
         return "placeholder"
     signal = placeholder_signal(value)
     if signal != "placeholder":
@@ -281,6 +299,7 @@ def hand_typed(value: str) -> bool:
 
 # Words that say what goes in the slot: `a secret`, `my_password`, `the-token`.
 DESCRIBED = re.compile(r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)")
+SOME_SLOT = re.compile(r"(?:some|the|an?)[_-]?(?:pass(?:word|wd)?|secret|token)")  # somepassword, a_secret
 # The slot's name in a template's CamelCase (`twilio://AccountSid:AuthToken@`, `ApiSecret`, `JWTToken`).
 NAMED_SLOT = re.compile(r"(?:[A-Z][a-z]+|[A-Z]{2,5}){1,3}(?:Secret|Pass(?:word|wd|phrase)?|Pwd|Token|Key)")
 

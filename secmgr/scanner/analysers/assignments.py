@@ -57,7 +57,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -145,6 +145,8 @@ def _kind(name: str) -> str | None:
     bare = name.strip("$@.-_")
     if "public" in bare.lower():
         return None  # publicKey, publicKeyToken: what is published, not what is kept
+    if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
+        return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
         return None  # Token.Comment, key_node.tag: an attribute of something named after a secret
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
@@ -225,12 +227,23 @@ def _names_a_secret(value: str) -> bool:
 # `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
 WORDS_JOINED = re.compile(r"(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
 # Words as a path or a template's fields: `FromEmail/ToEmail1/ToEmailN/`, `login/#team:channel`.
-_WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,2}"  # ToEmailN, ID, team
-PATH_OF_WORDS = re.compile(f"{_WORD_PART}(?:[/@:]{_WORD_PART})*[/@:](?:{_WORD_PART})?/?")
+_WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,4}"  # ToEmailN, ID, team
+_JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but development#product may be a password
+PATH_OF_WORDS = re.compile(f"@?{_WORD_PART}(?:{_JOIN}{_WORD_PART})*{_JOIN}(?:{_WORD_PART})?/?")  # @scope/package
 MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][\w.\-]*=")  # host/path?name=value: an address, not a secret
+HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
+
+
+def _public_point(value: str) -> bool:
+    """An uncompressed elliptic-curve point in base64url (65 bytes from 0x04: a VAPID or ECDH public key), which
+    is published with the application, not kept."""
+    if len(value) not in (87, 88) or not value.startswith("B"):
+        return False
+    raw = b64decode_loose(value)
+    return raw is not None and len(raw) == 65 and raw[0] == 4
 
 
 def _identifier_like(value: str) -> bool:
@@ -242,7 +255,11 @@ def _identifier_like(value: str) -> bool:
         or MODULE_PATH.fullmatch(value)
         or TYPE_EXPRESSION.fullmatch(value)
         or QUERY_SYNTAX.search(value)
-        or re.fullmatch(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+\(\)", value)
+        or HOST_NAME.fullmatch(value)
+        or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
+        or filters.camel_words(value)
+        or _public_point(value)
+        or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value)  # a command line's flag
     )
 
@@ -275,6 +292,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if _identifier_like(value):
         return None
+    if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
+        return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
         return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
@@ -452,6 +471,8 @@ def _at(
     in_query = start > 0 and line[start - 1] in "?&"
     if in_query and "nonce" in name.lower():
         return  # OAuth's and OpenID Connect's nonces travel in the clear: a protocol value, not a secret
+    if in_query and re.search(r"\.(?:svg|png)\?[^?\s]*$", line[:start]):
+        return  # a badge's image URL (codecov's ?token=): a read-only token made to be published
     found = _value_at(line, position, in_query)
     if found is None:
         return
