@@ -204,3 +204,18 @@ def test_generic_rules_leave_test_files_alone_but_not_code(path: str) -> None:
     text = "secret_key = '8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b'\n"
     assert DETECTOR.scan_document(text, "cipher.py")
     assert DETECTOR.scan_document(text, path) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "signal"),
+    [("redentialFromTaggedObject", "placeholder"), ("VerifyPasswordResponse", "placeholder"),
+     ("Xq7LmQv2ZpRt9WkYs3NbHc4Jd", None), ("xQvLmzpRtWkYsNbHcJdFgTrEa", None)],
+)  # fmt: skip
+def test_a_providers_shape_holding_a_camel_case_identifier_is_code(value: str, signal: str | None) -> None:
+    assert filters.provider_signal(value) == signal
+
+
+def test_aws_documentations_example_values_stand_in_at_any_length() -> None:
+    token = "AQoDYXdzEPT//////////wEXAMPLEtc764bNrC9SAPBSM22wDOk4x4HIZ8j4FZTwdQWLWsKWHGBuFqw" * 4
+    assert len(token) > 200 and filters.placeholder_signal(token) == "placeholder"
+    assert filters.placeholder_signal(token.replace("EXAMPLE", "Qx7Lm2V")) is None
