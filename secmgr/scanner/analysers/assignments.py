@@ -163,7 +163,7 @@ def _kind(name: str) -> str | None:
         return None
     if after.lower() in ("key", "secret", "secretkey", "secretname", "ref", "secretref") and "pass" in bare.lower():
         return None  # passwordKey: the key under which a password is kept, not the password
-    if PASSWORD.search(bare[word.start() : word.end() + 2]):
+    if PASSWORD.search(bare[word.start() : word.end() + 2]) and word.group().lower().rstrip("s") != "pin":
         return "password"
     return "strong" if STRONG.search(bare) else "weak"
 
@@ -225,7 +225,7 @@ def _names_a_secret(value: str) -> bool:
 
 # Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
 # `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
-WORDS_JOINED = re.compile(r"(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
+WORDS_JOINED = re.compile(r"(?i)(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
 # Words as a path or a template's fields: `FromEmail/ToEmail1/ToEmailN/`, `login/#team:channel`.
 _WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,4}"  # ToEmailN, ID, team
 _JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but development#product may be a password
@@ -250,7 +250,9 @@ def _identifier_like(value: str) -> bool:
     """A value that names or points at something rather than holding a secret: words joined by separators, a
     type, an address with a query, a call, a module path."""
     return bool(
-        WORDS_JOINED.fullmatch(value)
+        WORDS_JOINED.fullmatch(value.strip(":/#"))
+        or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[\w\-]+", value)  # a link: url.md#the-url-api
+        or re.search(r"&(?:lt|gt|amp|quot)(?:;|$)", value)  # markup: reserve&lt;TokenStream&gt;
         or PATH_OF_WORDS.fullmatch(value)
         or MODULE_PATH.fullmatch(value)
         or TYPE_EXPRESSION.fullmatch(value)
