@@ -62,7 +62,8 @@ NOT_SECRET_NAME = re.compile(
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
                              r"|keyword|keystroke|keyframe|keypress|keydown|keyup|keychain|monkey|turkey|hockey"
-                             r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe",
+                             r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
+                             r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
 SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
@@ -252,7 +253,7 @@ def _identifier_like(value: str) -> bool:
     return bool(
         WORDS_JOINED.fullmatch(value.strip(":/#"))
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[\w\-]+", value)  # a link: url.md#the-url-api
-        or re.search(r"&(?:lt|gt|amp|quot)(?:;|$)", value)  # markup: reserve&lt;TokenStream&gt;
+        or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
         or PATH_OF_WORDS.fullmatch(value)
         or MODULE_PATH.fullmatch(value)
         or TYPE_EXPRESSION.fullmatch(value)
