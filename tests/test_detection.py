@@ -195,3 +195,19 @@ def test_a_line_is_a_decoding_candidate_as_it_is_in_its_text() -> None:
     lines = text.split("\n")
     expected = decode.candidate_lines(text)
     assert [i for i, line in enumerate(lines) if decode.candidate(line)] == expected and len(expected) > 50
+
+
+def test_a_minified_line_is_read_by_the_rules_that_know_a_prefix_only() -> None:
+    token = (FIXTURES / "pos" / "github-pat--ci.sh").read_text().split("ghp_", 1)[1][:36]
+    filler = "function(a,b){return a+b};" * 200  # over 4,000 characters on one line, as a bundler writes
+    bundle = f'{filler}var c={{apiKey:"Qx7Lm2Vz9KpR4tWn8sYb3cHd"}};var g="ghp_{token}";{filler}\n'
+    assert [m.rule.id for m in DETECTOR.scan_document(bundle, "dist/app.js")] == ["github-pat"]
+    short = 'var c={apiKey:"Qx7Lm2Vz9KpR4tWn8sYb3cHd"};\n'
+    assert [m.rule.id for m in DETECTOR.scan_document(short, "dist/app.js")]  # the same on a line of its own
+
+
+def test_source_maps_are_skipped(tmp_path: Path) -> None:
+    secret_line = (FIXTURES / "pos" / "github-pat--ci.sh").read_text()
+    for name in ("index.mjs.map", "index.cjs.map", "index.d.ts.map", "style.css.map"):
+        (tmp_path / name).write_text(secret_line)
+    assert scan_directory(tmp_path, DETECTOR) == []

@@ -91,6 +91,12 @@ def forms(keyword: str) -> set[str]:
     return found
 
 
+def _after_digest_prefix(line: str, start: int) -> bool:
+    """Whether the value at `start` follows `sha256-`, `md5:` or `base64,` (read in a window before it: on a
+    minified line of a megabyte, reading the whole line before each value took seconds)."""
+    return NOT_ENCODED_TEXT.search(line, max(0, start - 16), start) is not None
+
+
 def encoded_values(line: str) -> Iterator[Encoded]:
     if len(line) < 16:
         return
@@ -99,7 +105,7 @@ def encoded_values(line: str) -> Iterator[Encoded]:
         if decoded != line:
             yield Encoded(0, len(line), decoded, "url")
     for found in HEX.finditer(line):
-        if len(found.group()) <= MAX_ENCODED and not NOT_ENCODED_TEXT.search(line[: found.start()]):
+        if len(found.group()) <= MAX_ENCODED and not _after_digest_prefix(line, found.start()):
             text = _text(binascii.unhexlify(found.group()))
             if text is not None:
                 yield Encoded(found.start(), found.end(), text, "hex")
@@ -107,7 +113,7 @@ def encoded_values(line: str) -> Iterator[Encoded]:
         return  # base64 of text mixes capitals and digits; lines of words and names do not
     for found in BASE64.finditer(line):
         value = found.group()
-        if not _mixed(value) or len(value) > MAX_ENCODED or NOT_ENCODED_TEXT.search(line[: found.start()]):
+        if not _mixed(value) or len(value) > MAX_ENCODED or _after_digest_prefix(line, found.start()):
             continue
         if HEX_ONLY.fullmatch(value):
             continue  # hex, handled above

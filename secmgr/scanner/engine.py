@@ -13,6 +13,7 @@ from . import decode, filters, prefilter
 from .analysers import (
     LINE_GATES,
     LINE_WORDS,
+    LONG_LINE,
     READS_BELOW,
     WHOLE_FILE_PATHS,
     WHOLE_TEXT_ANALYSERS,
@@ -34,8 +35,9 @@ SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
     ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".jar", ".war", ".class", ".so", ".dll", ".dylib",
     ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.js", ".min.css",
-    ".js.map", ".css.map",
+    ".map",
 )  # fmt: skip
+
 LOCK_FILES = frozenset(
     {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "pipfile.lock",
      "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock", "go.sum", "packages.lock.json", "mix.lock",
@@ -409,6 +411,8 @@ class Detector:
         return positions
 
     def _line_matches(self, line: str, index: int, path: str, commit: str, rules: list[Rule]) -> Iterator[Match]:
+        if len(line) > LONG_LINE:
+            rules = [rule for rule in rules if rule.confidence == "high" and not rule.id.startswith(GENERIC)]
         for rule in rules:
             if rule.path is not None and not rule.path.search(path):
                 continue

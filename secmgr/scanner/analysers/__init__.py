@@ -56,6 +56,10 @@ class LineGate:
     reaching: tuple[str, ...] = ()
 
 
+# A line longer than this is minified or generated code, or data: no one types a credential there by hand. The
+# analysers skip it; of the line rules only those that know a provider's distinctive prefix read it.
+LONG_LINE = 4000
+
 LINE_GATES: dict[str, LineGate] = {}
 # Lines after which an analyser reads the lines below (beyond a YAML block scalar, which the engine knows): a word
 # such a line holds and a pattern for it, on lower-cased text. History reads a file diff holding one whole.

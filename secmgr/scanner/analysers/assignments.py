@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import LINE_GATES, READS_BELOW, Candidate, LineGate, analyser
+from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
@@ -383,7 +383,7 @@ def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
 def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = None) -> Iterator[Candidate]:
     for index in range(len(lines)) if starts is None else starts:
         line = lines[index]
-        if len(line) > 4000:
+        if len(line) > LONG_LINE:
             continue  # minified code: no one writes a credential there by hand
         if not ANY_SECRET_WORD.search(line.lower()):
             continue
