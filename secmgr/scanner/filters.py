@@ -175,7 +175,7 @@ WALKED = 0.8  # of steps that walk or repeat: a value that is nothing but a walk
 
 # An identifier in camelCase: words of three letters or more, each after the first capitalised
 # (credentialFromTaggedObject). A generated value mixes cases and digits without that rhythm.
-CAMEL_WORDS = re.compile(r"[a-z]{3,}(?:[A-Z][a-z]{2,}){2,}|(?:[A-Z][a-z]{2,}){3,}")
+CAMEL_WORDS = re.compile(r"(?:[a-z]{3,}(?:[A-Z][a-z]{2,}){2,}|(?:[A-Z][a-z]{2,}){3,})\d{0,3}")  # privateKeyPkcs8
 
 
 def camel_words(value: str) -> bool:
