@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 SUMMARY = re.compile(r"recall ([\d.]+)% \((\d+)/(\d+)\), false-positive files ([\d.]+)% \((\d+)/(\d+)\)")
@@ -44,6 +45,24 @@ def find(tool: str, peers: Path | None) -> str | None:
     return shutil.which(tool)
 
 
+TOOLS = ("secmgr", "betterleaks", "kingfisher", "detect-secrets", "credsweeper")
+
+
+def run_each(
+    out: Path, cwd: Path, peers: Path | None
+) -> Iterator[tuple[str, float, subprocess.CompletedProcess[bytes]]]:
+    """Runs each scanner that is found over `cwd`, in turn, its report going into `out`: (tool, seconds, run)."""
+    for tool in TOOLS:
+        exe = find(tool, peers)
+        command = commands(out, tool, exe) if exe else None
+        if command is None:
+            print(f"{tool}: not found, skipped", file=sys.stderr)
+            continue
+        started = time.perf_counter()
+        ran = subprocess.run(command, cwd=cwd, capture_output=True)
+        yield tool, time.perf_counter() - started, ran
+
+
 def table(text: str, section: str) -> dict[str, tuple[str, str]]:
     rows, inside = {}, False
     for line in text.splitlines():
@@ -67,15 +86,7 @@ def main() -> None:
     results: dict[str, tuple[str, str, float, dict[str, dict[str, tuple[str, str]]]]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
-        for tool in ("secmgr", "betterleaks", "kingfisher", "detect-secrets", "credsweeper"):
-            exe = find(tool, args.peers)
-            command = commands(out, tool, exe) if exe else None
-            if command is None:
-                print(f"{tool}: not found, skipped", file=sys.stderr)
-                continue
-            started = time.perf_counter()
-            ran = subprocess.run(command, cwd=corpus, capture_output=True)
-            elapsed = time.perf_counter() - started
+        for tool, elapsed, ran in run_each(out, corpus, args.peers):
             report = out / f"{tool}.json"
             if tool == "detect-secrets":
                 report.write_bytes(ran.stdout)

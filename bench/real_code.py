@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from bench.corpus import commands, find
+from bench.corpus import run_each
 
 
 def flagged_files(tool: str, report: Any) -> list[str]:
@@ -55,15 +53,7 @@ def main() -> None:
     print("| scanner | findings | files flagged | time (s) |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
-        for tool in ("secmgr", "betterleaks", "kingfisher", "detect-secrets", "credsweeper"):
-            exe = find(tool, args.peers)
-            command = commands(out, tool, exe) if exe else None
-            if command is None:
-                print(f"{tool}: not found, skipped", file=sys.stderr)
-                continue
-            started = time.perf_counter()
-            ran = subprocess.run(command, cwd=directory, capture_output=True)
-            elapsed = time.perf_counter() - started
+        for tool, elapsed, ran in run_each(out, directory, args.peers):
             try:
                 report = read_report(tool, out / f"{tool}.json", ran.stdout)
                 files = flagged_files(tool, report)
