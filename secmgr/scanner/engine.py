@@ -37,7 +37,6 @@ SKIPPED_SUFFIXES = (
     ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.js", ".min.css",
     ".map",
 )  # fmt: skip
-
 LOCK_FILES = frozenset(
     {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "pipfile.lock",
      "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock", "go.sum", "packages.lock.json", "mix.lock",

@@ -273,9 +273,7 @@ def slot_signal(value: str) -> str | None:
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
         return "placeholder"
-    if NAMED_SLOT.fullmatch(stripped) or re.fullmatch(
-        r"(?:some|the|an?)[_-]?(?:pass(?:word|wd)?|secret|token)", lowered
-    ):
+    if NAMED_SLOT.fullmatch(stripped) or SOME_SLOT.fullmatch(lowered):
         return "placeholder"
     signal = placeholder_signal(value)
     if signal != "placeholder":
