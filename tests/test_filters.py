@@ -219,3 +219,9 @@ def test_aws_documentations_example_values_stand_in_at_any_length() -> None:
     token = "AQoDYXdzEPT//////////wEXAMPLEtc764bNrC9SAPBSM22wDOk4x4HIZ8j4FZTwdQWLWsKWHGBuFqw" * 4
     assert len(token) > 200 and filters.placeholder_signal(token) == "placeholder"
     assert filters.placeholder_signal(token.replace("EXAMPLE", "Qx7Lm2V")) is None
+
+
+@pytest.mark.parametrize("value", ["correct-horse-battery-staple", "CorrectHorseBatteryStaple", "blue.river.stone.42"])
+def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_key(value: str) -> None:
+    assert DETECTOR.scan_document(f"password: {value}\n", "config.yml")
+    assert DETECTOR.scan_document(f'KEY_AGREEMENT = "{value.lower()}"\n', "crypto.py") == []

@@ -247,20 +247,22 @@ def _public_point(value: str) -> bool:
     return raw is not None and len(raw) == 65 and raw[0] == 4
 
 
-def _identifier_like(value: str) -> bool:
-    """A value that names or points at something rather than holding a secret: words joined by separators, a
-    type, an address with a query, a call, a module path."""
+def _identifier_like(value: str, words: bool) -> bool:
+    """A value that names or points at something rather than holding a secret: a type, an address with a query, a
+    call, a module path, words as a path (`FromEmail/ToEmail1`, `identitytoolkit#VerifyPasswordResponse`); with
+    `words`, also words joined by dashes, dots or underscores or in camelCase (not where a password is given
+    directly: `correct-horse-battery-staple` is one)."""
+    if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
+        return True
     return bool(
-        WORDS_JOINED.fullmatch(value.strip(":/#"))
+        PATH_OF_WORDS.fullmatch(value)
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[\w\-]+", value)  # a link: url.md#the-url-api
         or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
-        or PATH_OF_WORDS.fullmatch(value)
         or MODULE_PATH.fullmatch(value)
         or TYPE_EXPRESSION.fullmatch(value)
         or QUERY_SYNTAX.search(value)
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
-        or filters.camel_words(value)
         or _public_point(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value)  # a command line's flag
@@ -293,7 +295,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
-    if _identifier_like(value):
+    if _identifier_like(value, words=kind != "password" or not direct):
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
