@@ -158,7 +158,9 @@ class Detector:
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
-        return any(word in lowered and pattern.search(lowered) for word, pattern in self._reads_below)
+        return any(
+            counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
+        )
 
     def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without

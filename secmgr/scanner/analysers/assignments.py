@@ -125,6 +125,7 @@ READS_BELOW["assignment"] = (
     b"name",
     re.compile(rb"name[\"']?[ \t]*:[ \t]*[\"']?[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode()
                + rb")[\w.$\-]*[\"']?[ \t\r]*$", re.MULTILINE),
+    lambda path: True,
 )  # fmt: skip
 
 

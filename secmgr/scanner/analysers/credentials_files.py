@@ -1,13 +1,15 @@
-"""Files whose whole shape says where the secret is: Kubernetes Secret manifests and .pgpass lines."""
+"""Files whose whole shape says where the secret is: Kubernetes Secret manifests, .pgpass lines, and the password
+columns of CSV files."""
 
 from __future__ import annotations
 
+import csv
 import re
 from collections.abc import Iterator, Sequence
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import WHOLE_FILE_PATHS, Candidate, analyser
+from . import READS_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -15,6 +17,13 @@ ENTRY = re.compile(r"^(\s+)([\w.\-]+):\s*[\"']?([^\"'\s#]+)[\"']?\s*$")
 NOT_SECRET_ENTRY = re.compile(r"(?:\.crt|\.pem|\.pub|ca|cert|certificate|username|user|host|port|url|name)$",
                               re.IGNORECASE)  # fmt: skip
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
+CSV_SUFFIXES = (".csv", ".tsv")
+# A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`.
+SECRET_COLUMN = r"[\w ]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+CSV_HEADER = re.compile(
+    rb"^(?:[^\n]*[,\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,\t][^\n]*)?$", re.MULTILINE
+)
+CSV_ROWS = 10_000  # an export of accounts, not a data set
 
 
 @analyser("kubernetes-secret")
@@ -66,3 +75,34 @@ def pgpass(lines: Sequence[str], path: str) -> Iterator[Candidate]:
         found = PGPASS.match(line.strip())
         if found and not filters.is_placeholder(found.group(1)):
             yield Candidate("pgpass-password", index, line.index(found.group(1)), found.group(1), "high", line.strip())
+
+
+def _is_csv(path: str) -> bool:
+    return path.lower().endswith(CSV_SUFFIXES)
+
+
+# The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
+READS_BELOW["csv-credentials"] = (b",", CSV_HEADER, _is_csv)
+
+
+@analyser("csv-credentials")
+def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
+    """The values of the password, secret-key and token columns of a CSV or TSV file (an account export, a user
+    list, a cloud console's downloaded keys), judged as a password slot is."""
+    if not _is_csv(path):
+        return
+    delimiter = "\t" if path.lower().endswith(".tsv") else ","
+    header = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if header is None:
+        return
+    names = next(csv.reader([lines[header]], delimiter=delimiter))
+    columns = [i for i, name in enumerate(names) if re.fullmatch(SECRET_COLUMN, name.strip().lower())]
+    for index in range(header + 1, min(len(lines), header + 1 + CSV_ROWS)) if columns else ():
+        fields = next(csv.reader([lines[index]], delimiter=delimiter), [])
+        for column in columns:
+            value = fields[column].strip() if column < len(fields) else ""
+            signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
+            if signal == "placeholder" or filters.looks_like_code(value):
+                continue
+            confidence = "low" if signal == "contrived" or filters.hand_typed(value) else "high"
+            yield Candidate("csv-credentials", index, lines[index].find(value), value, confidence, value)
