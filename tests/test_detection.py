@@ -211,3 +211,10 @@ def test_source_maps_are_skipped(tmp_path: Path) -> None:
     for name in ("index.mjs.map", "index.cjs.map", "index.d.ts.map", "style.css.map"):
         (tmp_path / name).write_text(secret_line)
     assert scan_directory(tmp_path, DETECTOR) == []
+
+
+def test_a_csv_field_the_csv_module_will_not_read_is_passed_over() -> None:
+    huge = "x" * 200_000  # past the csv module's field size limit
+    text = f'user,password\nalice,"{huge}"\nbob,"Tq7#v""Lm2Xz9k"\n'
+    found = DETECTOR.scan_document(text, "accounts.csv")
+    assert [(m.rule.id, m.secret) for m in found] == [("csv-credentials", 'Tq7#v"Lm2Xz9k')]

@@ -81,6 +81,14 @@ def _is_csv(path: str) -> bool:
     return path.lower().endswith(CSV_SUFFIXES)
 
 
+def _fields(line: str, delimiter: str) -> list[str]:
+    """A CSV line's fields; none for one the csv module will not read (a field past its size limit)."""
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return []
+
+
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
 READS_BELOW["csv-credentials"] = (b",", CSV_HEADER, _is_csv)
 
@@ -95,14 +103,15 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     header = next((i for i, line in enumerate(lines) if line.strip()), None)
     if header is None:
         return
-    names = next(csv.reader([lines[header]], delimiter=delimiter))
+    names = _fields(lines[header], delimiter)
     columns = [i for i, name in enumerate(names) if re.fullmatch(SECRET_COLUMN, name.strip().lower())]
     for index in range(header + 1, min(len(lines), header + 1 + CSV_ROWS)) if columns else ():
-        fields = next(csv.reader([lines[index]], delimiter=delimiter), [])
+        fields = _fields(lines[index], delimiter)
         for column in columns:
             value = fields[column].strip() if column < len(fields) else ""
             signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
             if signal == "placeholder" or filters.looks_like_code(value):
                 continue
             confidence = "low" if signal == "contrived" or filters.hand_typed(value) else "high"
-            yield Candidate("csv-credentials", index, lines[index].find(value), value, confidence, value)
+            column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
+            yield Candidate("csv-credentials", index, column_at, value, confidence, value)
