@@ -153,3 +153,79 @@ def _lines_holding(data: bytes, needle: bytes, accept: Callable[[int], bool] | N
         if line_end < 0:
             return
         at = data.find(needle, line_end)
+
+
+# An RTF document's text is spread over control words and groups, with characters beyond ASCII as `\uN` and `\'hh`
+# escapes: read as written, a password in it is never on one line. Its text is read out and scanned again.
+RTF_TOKEN = re.compile(
+    r"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\([^a-zA-Z])|([{}])|([^\\{}\r\n]+)|[\r\n]+"
+)
+# Destinations whose text is not the document's: fonts, colours, styles, metadata, pictures, embedded objects.
+RTF_HIDDEN = frozenset({
+    "fonttbl", "colortbl", "stylesheet", "info", "pict", "object", "themedata", "colorschememapping", "datastore",
+    "latentstyles", "listtable", "listoverridetable", "rsidtbl", "generator", "xmlnstbl", "mmathpr", "filetbl",
+    "revtbl", "fldinst", "bkmkstart", "bkmkend", "xe", "tc", "userprops", "pgdsctbl",
+})  # fmt: skip
+RTF_BREAKS = {"par": "\n", "line": "\n", "sect": "\n", "page": "\n", "row": "\n", "cell": "\t", "tab": "\t"}
+
+
+def is_rtf(text: str) -> bool:
+    return text.startswith("{\\rtf")
+
+
+def rtf_text(lines: list[str]) -> tuple[list[str], list[list[int]]]:
+    """The text an RTF document shows, in lines, and for each character of each line (and its end) the index of
+    the line of `lines` it was written on."""
+    shown: list[list[str]] = [[]]
+    places: list[list[int]] = [[]]
+    hidden: list[bool] = [False]  # per open group: whether its text is hidden
+    fallback = 1  # \ucN: characters standing in for each \uN, skipped
+    skip = 0
+    for number, line in enumerate(lines):
+        for token in RTF_TOKEN.finditer(line):
+            word, argument, byte, symbol, brace, text = token.groups()
+            if brace == "{":
+                hidden.append(hidden[-1])
+                continue
+            if brace == "}":
+                if len(hidden) > 1:
+                    hidden.pop()
+                continue
+            if symbol == "*":
+                hidden[-1] = True  # {\*\destination ...}: one a reader may ignore
+                continue
+            if word is not None and word.lower() in RTF_HIDDEN:
+                hidden[-1] = True
+                continue
+            if word == "uc" and argument:
+                fallback = int(argument)
+                continue
+            if skip and (byte is not None or text is not None or symbol is not None):
+                if text is not None and len(text) > skip:
+                    text, skip = text[skip:], 0
+                else:
+                    skip -= 1 if text is None else len(text)
+                    continue
+            if hidden[-1]:
+                continue
+            if word == "u" and argument:
+                character = chr(int(argument) % 65536)
+                skip = fallback
+            elif word is not None:
+                character = RTF_BREAKS.get(word, "")
+            elif byte is not None:
+                character = bytes([int(byte, 16)]).decode("cp1252", "replace")
+            elif symbol is not None:
+                character = symbol if symbol in "\\{}" else "\u00a0" if symbol == "~" else ""
+            else:
+                character = text or ""
+            for char in character:
+                if char == "\n":
+                    places[-1].append(number)
+                    shown.append([])
+                    places.append([])
+                else:
+                    shown[-1].append(char)
+                    places[-1].append(number)
+    places[-1].append(len(lines) - 1)
+    return ["".join(chars) for chars in shown], places

@@ -148,8 +148,8 @@ class Detector:
     def needs_whole_text(self, path: str, lines: Iterable[bytes]) -> bool:
         """Whether rules need every line of this file's text rather than the lines a keyword prefilter kept: a
         key's marker, a manifest's kind, a YAML block scalar after a name, or a file read whole by its name."""
-        if any(WHOLE_FILE_PATHS[name](path) for name in self._whole_paths):
-            return True
+        if any(WHOLE_FILE_PATHS[name](path) for name in self._whole_paths) or path.lower().endswith(".rtf"):
+            return True  # (an RTF document's text is spread over its lines: read whole, see decode.rtf_text)
         if any(pattern.search(path) for pattern in self._path_rules):
             return True
         text = b"\n".join(lines)
@@ -287,6 +287,8 @@ class Detector:
                     found += self._accept(rule, candidate, lines[candidate.line], path, commit)
         if depth < MAX_DEPTH:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
+            if decode.is_rtf(text):
+                found += self._rtf_matches(lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
@@ -494,6 +496,18 @@ class Detector:
                     how = encoded.how + (">" + match.decoded if match.decoded else "")
                     yield replace(match, match=line[encoded.start : encoded.end][:2000], line=index + 1,
                                   start_column=encoded.start + 1, end_column=encoded.end, decoded=how)  # fmt: skip
+
+    def _rtf_matches(self, lines: list[str], allowed: set[int], path: str, commit: str, depth: int) -> Iterator[Match]:
+        """Findings in the text an RTF document shows, each on the line its secret's first character was written on."""
+        shown, places = decode.rtf_text(lines)
+        for match in self.scan_lines(shown, path, commit, depth + 1):
+            written = places[match.line - 1]
+            index = written[min(match.start_column - 1, len(written) - 1)]
+            if index not in allowed:
+                column = lines[index].find(match.secret)
+                start, end = (column + 1, column + len(match.secret)) if column >= 0 else (1, len(lines[index]))
+                how = "rtf" + (">" + match.decoded if match.decoded else "")
+                yield replace(match, line=index + 1, start_column=start, end_column=end, decoded=how)
 
 
 def _without_colours(line: str) -> tuple[str, list[int]]:

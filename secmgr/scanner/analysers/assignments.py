@@ -17,8 +17,18 @@ from .. import filters
 from ..validators import b64decode_loose
 from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
+# "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
+# and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak, Finnish, Swedish,
+# Hungarian, Greek, Hebrew, Thai; Passwort and passord too (`pass` and more letters alone is a longer word).
+PASSWORD_ABROAD = (
+    "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
+    "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
+    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode",
+)  # fmt: skip
+_ABROAD = "|".join(PASSWORD_ABROAD)
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
+    f"{_ABROAD}|"
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
@@ -35,10 +45,10 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin",
+    "pin", *PASSWORD_ABROAD,
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
-PASSWORD = re.compile(r"pass|pwd|\bpw\b|pin\b", re.IGNORECASE)
+PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
@@ -65,7 +75,7 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
                              r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
-SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
+SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|：|＝|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 QUOTES = "\"'`"
 CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
@@ -95,7 +105,7 @@ def _gate() -> LineGate:
     name, then a separator or a call's parenthesis and a value of six characters or more (quoted, or outside code
     unquoted); an XML element or `value` attribute; a YAML block scalar, whose value is on the lines below."""
     space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
-    word = "(?:" + "|".join(SECRET_WORDS) + ")"
+    word = "(?:" + "|".join(w for w in SECRET_WORDS if w.isascii()) + ")"  # the gate judges ASCII lines only
     name = word + r"[0-9A-Za-z_.$\-]*"
     closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
@@ -149,6 +159,8 @@ def _kind(name: str) -> str | None:
         return None  # publicKey, publicKeyToken: what is published, not what is kept
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
+    if bare.lower() == "postman-token":
+        return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
         return None  # Token.Comment, key_node.tag: an attribute of something named after a secret
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
