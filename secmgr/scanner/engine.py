@@ -287,7 +287,7 @@ class Detector:
                     found += self._accept(rule, candidate, lines[candidate.line], path, commit)
         if depth < MAX_DEPTH:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
-            if decode.is_rtf(text):
+            if decode.is_rtf(text) or path.lower().endswith(".rtf"):
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
