@@ -112,9 +112,9 @@ class Detector:
         self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
         self._has_line_keywords = bool(line_keywords)
         self._any_keyword = re.compile("|".join(re.escape(k) for k in self.keywords) or "(?!)", re.IGNORECASE)
-        # The same test on an ASCII text, lower-cased: a trie of the keywords is many times faster.
-        ascii_keywords = all(k.isascii() for k in self.keywords)
-        self._any_keyword_lowered = re.compile(_trie(self.keywords) or "(?!)") if ascii_keywords else None
+        # The same test on an ASCII text, lower-cased (where only ASCII keywords can be): a trie of them is many
+        # times faster.
+        self._any_keyword_lowered = re.compile(_trie([k for k in self.keywords if k.isascii()]) or "(?!)")
         self._rules_by_keywords: dict[frozenset[bytes], list[Rule]] = {}
         self._rules_of_keyword: dict[bytes, set[int]] = {k: set() for k in encoded}
         for position, rule in enumerate(self.line_rules):
@@ -311,7 +311,7 @@ class Detector:
         return [i for i in sorted(marked) if decode.candidate(lines[i])]
 
     def _holds_keyword(self, text: str) -> bool:
-        if self._any_keyword_lowered is not None and text.isascii():
+        if text.isascii():
             return self._any_keyword_lowered.search(text.lower()) is not None
         return self._any_keyword.search(text) is not None
 
