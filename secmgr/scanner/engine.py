@@ -130,7 +130,7 @@ class Detector:
         self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
-        self._reads_below = [READS_BELOW[name] for name in self.analysers if name in READS_BELOW]
+        self._reads_below = [entry for name in self.analysers for entry in READS_BELOW.get(name, ())]
         self._marks: dict[tuple[str, ...], LineMarking] = {}
         self._unkeyed_marks: prefilter.LineMarks | None = None
 

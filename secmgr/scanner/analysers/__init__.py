@@ -61,10 +61,11 @@ class LineGate:
 LONG_LINE = 4000
 
 LINE_GATES: dict[str, LineGate] = {}
-# Lines after which an analyser reads the lines below (beyond a YAML block scalar, which the engine knows): a word
-# such a line holds, a pattern for it on lower-cased text, and the paths where it counts. History reads a file diff
-# holding one whole.
-READS_BELOW: dict[str, tuple[bytes, re.Pattern[bytes], Callable[[str], bool]]] = {}
+# Lines after which an analyser reads the lines below (beyond a YAML block scalar, which the engine knows), each
+# as a word such a line holds, a pattern for it on lower-cased text, and the paths where it counts. History reads a
+# file diff holding one whole.
+ReadsBelow = tuple[bytes, re.Pattern[bytes], Callable[[str], bool]]
+READS_BELOW: dict[str, tuple[ReadsBelow, ...]] = {}
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

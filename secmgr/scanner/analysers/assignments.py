@@ -88,6 +88,16 @@ REGEX_SYNTAX = re.compile(
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
+# Values on the lines below their name: a heredoc (`token = <<EOT`, HCL, shell, Ruby, PHP) up to its marker, and a
+# .properties value after a line-ending backslash.
+HEREDOC = re.compile(r"^\s*<<<?[-~]?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$")
+CONTINUATION = re.compile(r"^\s*\\$")
+# `"X-Auth-Token" to "…"`: Kotlin's pair, a quoted name then `to` then a quoted value.
+PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
+# A C string copy into a secret-named field: strcpy(cfg.password, "…"), strncpy(c->pass, …), strlcpy, lstrcpyA.
+COPY_CALL = re.compile(
+    r"(?:\b(?:str|wcs)[nl]?cpy(?:_s)?|\blstrcpy[AW]?|\bStringCchCopy[AW]?|\bmemcpy)\s*\(\s*&?(?:[\w\[\]]+(?:\.|->))*$"
+)
 XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
@@ -119,24 +129,31 @@ def _gate() -> LineGate:
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
+            f"{name}[\"']{space}+to{space}+{quoted}",
         ),
         elsewhere=(f"{name}{closing}{separator}{tag}{unquoted}",),
         counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
         reaching=(
             f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",
+            f"{name}{closing}{separator}<<<?[-~]?[\"']?[A-Za-z_][0-9A-Za-z_]*[\"']?{space}*$",
+            f"{name}{space}*[=:]{space}*\\\\$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
         ),
     )
 
 
 LINE_GATES["assignment"] = _gate()
-# `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
+_NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
+_NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
+_HEREDOC_START = _NAMED + rb"[\"']?[ \t]*[=:][ \t]*<<<?[-~]?[\"']?\w+[\"']?[ \t\r]*$"
+_CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 READS_BELOW["assignment"] = (
-    b"name",
-    re.compile(rb"name[\"']?[ \t]*:[ \t]*[\"']?[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode()
-               + rb")[\w.$\-]*[\"']?[ \t\r]*$", re.MULTILINE),
-    lambda path: True,
-)  # fmt: skip
+    # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
+    (b"name", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
+    # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
+    (b"<<", re.compile(_HEREDOC_START, re.MULTILINE), lambda path: True),
+    (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
+)
 
 
 def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
@@ -222,12 +239,17 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         while position < len(line) and line[position] == " ":
             position += 1
         return position, "call"
+    quoted_name = start > 0 and line[start - 1] in QUOTES
+    pair = PAIR_TO.match(line, position) if quoted_name and position > end else None
+    if pair is not None:
+        return pair.end(), "="
     found = SEPARATOR.match(line, position)
     if found is None or found.end() == position:
         return None
     separator = found.group().strip()
     if separator == ",":
-        quoted_name = start > 0 and line[start - 1] in QUOTES
+        if COPY_CALL.search(line, max(0, start - 64), start):
+            return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
         return (found.end(), "argument") if quoted_name else None
     return found.end(), separator.lower()
 
@@ -362,6 +384,25 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
     return None
 
 
+def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tuple[int, int, str] | None:
+    """A value on the line below its name: a heredoc of one line (`api_token = <<EOT`, the value, `EOT`) or a
+    .properties value continued after a backslash (`app.secret=\\`, then the value indented)."""
+    if index + 1 >= len(lines) or not rest.strip():
+        return None
+    text = lines[index + 1]
+    heredoc = HEREDOC.match(rest)
+    if heredoc is not None:
+        if index + 2 >= len(lines) or lines[index + 2].strip() != heredoc.group(2) or not text.strip():
+            return None  # several lines (a key's body is the key rules' business) or no end in sight
+        return index + 1, len(text) - len(text.lstrip()), text.strip()
+    if CONTINUATION.match(rest) and path.lower().endswith(".properties") and text.strip():
+        value = text.strip()
+        if value.endswith("\\"):
+            return None  # continued again: a list, not one value
+        return index + 1, len(text) - len(text.lstrip()), value
+    return None
+
+
 def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tuple[int, int] | None:
     """Where the value of a name/value entry starts (its line and column) when the name from `start` to `end` is
     the entry's `name`: on the line below (`- name: X` / `value: …`) or beside it (`"name": "X", "value": …`)."""
@@ -477,6 +518,13 @@ def _at(
     typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
     if typed is not None and line[typed.end() : typed.end() + 1] in QUOTES:
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
+    below = _value_below(lines, index, rest, path)
+    if below is not None:
+        at_line, column, value = below
+        confidence = _acceptable(name, kind, value, True, False)
+        if confidence:
+            yield Candidate(rule, at_line, column, value, confidence, value[:200])
+        return
     if not rest.strip() or BLOCK.match(rest):
         if BLOCK.match(rest):
             block = _block_value(lines, index)

@@ -90,7 +90,7 @@ def _fields(line: str, delimiter: str) -> list[str]:
 
 
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
-READS_BELOW["csv-credentials"] = (b",", CSV_HEADER, _is_csv)
+READS_BELOW["csv-credentials"] = ((b",", CSV_HEADER, _is_csv),)
 
 
 @analyser("csv-credentials")
