@@ -36,19 +36,20 @@ STRONG = re.compile(
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
-# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api`.
+# Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
+# password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred)(?:s|\d{1,2})?"
+    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin", *PASSWORD_ABROAD,
+    "pin", "psk", *PASSWORD_ABROAD,
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
-PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|{_ABROAD}", re.IGNORECASE)
+PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|{_ABROAD}", re.IGNORECASE)  # psk: a WPA passphrase
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
@@ -67,7 +68,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
