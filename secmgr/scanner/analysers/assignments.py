@@ -146,7 +146,7 @@ def _gate() -> LineGate:
 LINE_GATES["assignment"] = _gate()
 _NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
 _NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
-_HEREDOC_START = _NAMED + rb"[\"']?[ \t]*[=:][ \t]*<<<?[-~]?[\"']?\w+[\"']?[ \t\r]*$"
+_HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 READS_BELOW["assignment"] = (
     # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
