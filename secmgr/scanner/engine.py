@@ -177,6 +177,7 @@ class Detector:
             exact: list[str] = list(decode.MARKS)
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
+            unkeyed: list[int] = []  # the marks of rules without keywords: their lines go on without one
             for position, rule in enumerate(self.line_rules):
                 # A rule without keywords names paths, whose diffs history reads whole. One naming a hundred
                 # providers (a long alternation Hyperscan is slow to scan for) is marked by its keywords, as is one
@@ -184,6 +185,8 @@ class Detector:
                 if position in accelerator.rules.always or len(rule.keywords) > MARKED_BY_KEYWORDS:
                     caseless += [prefilter.literal(k.encode()).decode() for k in rule.keywords]
                 elif rule.keywords or position in self._unkeyed:
+                    if position in self._unkeyed:
+                        unkeyed.append(len(exact))
                     exact.append(accelerator.rules.expressions[position].decode())
             reaching: list[str] = []
             elsewhere: list[tuple[str, Callable[[str], bool]]] = []
@@ -204,6 +207,7 @@ class Detector:
                 prefilter.LineMarks(expressions, flags),
                 frozenset(range(first, first + len(reaching))),
                 {first + len(reaching) + i: counts for i, (_, counts) in enumerate(elsewhere)},
+                frozenset(unkeyed),
             )
         marking = self._marks[also]
         return marking if not marking.marks.unusable else None
@@ -532,16 +536,17 @@ def _moved(match: Match, places: list[int]) -> Match:
 
 @dataclass(frozen=True)
 class LineMarking:
-    """Detector.line_marks: the marks, those that reach the lines below theirs, and those that count only for the
-    paths a function of theirs accepts."""
+    """Detector.line_marks: the marks, those that reach the lines below theirs, those that count only for the
+    paths a function of theirs accepts, and those of rules without keywords (their lines need none)."""
 
     marks: prefilter.LineMarks
     reaching: frozenset[int]
     elsewhere: dict[int, Callable[[str], bool]]
+    unkeyed: frozenset[int] = frozenset()
 
     @property
     def apart(self) -> frozenset[int]:
-        return self.reaching | frozenset(self.elsewhere)
+        return self.reaching | frozenset(self.elsewhere) | self.unkeyed
 
 
 @dataclass(frozen=True)

@@ -171,13 +171,14 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
     patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
-    unkeyed = detector.unkeyed_marks()
+    unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
     before = 0  # log lines in the pieces already read
     for block in _commit_blocks(stream):
         if marked is None:
             starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
         else:
-            starts = _kept(block, _marked(block, marked), literals)
+            candidates, without_keywords = _marked(block, marked)
+            starts = sorted({*_kept(block, candidates, literals), *without_keywords})
         if unkeyed is not None:  # a rule without keywords: its lines go on without one
             starts = sorted({*starts, *unkeyed.lines(block)[0]})
         numbered: list[tuple[int, bytes]] = []
@@ -208,18 +209,20 @@ def _diff_end(block: bytes, start: int) -> int:
     return block.find(b"\n" + _HEADER, start, end) + 1 or end
 
 
-def _marked(block: bytes, marking: LineMarking) -> set[int]:
+def _marked(block: bytes, marking: LineMarking) -> tuple[set[int], set[int]]:
     """The starts of the lines a mark matched in (one that counts only for some paths, where the line's file diff
-    has such a path), and of every line after one a reaching mark matched in to the end of its file diff."""
+    has such a path), and of every line after one a reaching mark matched in to the end of its file diff; apart,
+    those of the lines a rule without keywords matched in, which go on without a keyword."""
     starts, apart = marking.marks.lines(block, marking.apart)
     starts.add(0)  # the one line whose first byte no mark sees
+    without_keywords = {start for mark, start in apart if mark in marking.unkeyed}
     for mark, start in apart:
         if mark in marking.reaching:
             stop, at = _diff_end(block, start), start
             while 0 <= at < stop:
                 starts.add(at)
                 at = block.find(b"\n", at, stop) + 1 or -1
-    elsewhere = sorted({(start, mark) for mark, start in apart if mark not in marking.reaching})
+    elsewhere = sorted({(start, mark) for mark, start in apart if mark in marking.elsewhere})
     heads = _diff_heads(block) if elsewhere else []
     paths: dict[int, str | None] = {}
     for start, mark in elsewhere:
@@ -230,7 +233,7 @@ def _marked(block: bytes, marking: LineMarking) -> set[int]:
             paths[head] = _path_of_diff(block, head, start)
         if paths[head] is None or marking.elsewhere[mark](paths[head] or ""):
             starts.add(start)
-    return starts
+    return starts, without_keywords
 
 
 def _diff_heads(block: bytes) -> list[int]:
