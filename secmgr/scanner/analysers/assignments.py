@@ -485,8 +485,8 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
-    if kind is None:
-        return
+    if kind is None or re.search(r"public\s+$", line[max(0, start - 12) : start], re.IGNORECASE):
+        return  # (`# public key: age1…`: a public key, named in words)
     rule = "generic-password" if kind == "password" else "generic-api-key"
     element = _xml_element(line, start, end)
     if element is not None:
