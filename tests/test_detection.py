@@ -22,7 +22,8 @@ from .test_fetch import git
 FIXTURES = Path(__file__).parent / "fixtures" / "scanner"
 DETECTOR = Detector(default_rules())
 DECODED = {"base64": "decoded:base64", "base64url": "decoded:base64", "hex": "decoded:hex",
-           "urlencoded": "decoded:url", "nested": "decoded:base64>hex"}  # fmt: skip
+           "urlencoded": "decoded:url", "nested": "decoded:base64>hex", "escaped": "decoded:escape",
+           "escapedbytes": "decoded:escape", "entities": "decoded:html"}  # fmt: skip
 
 
 def positives() -> list[Path]:

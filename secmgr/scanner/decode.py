@@ -1,11 +1,12 @@
-"""Encoded values in a line (base64, URL-safe base64, hex, URL encoding) decoded to text that is scanned again."""
+"""Encoded values in a line (base64, URL-safe base64, hex, URL encoding, string and HTML escapes, quoted-printable)
+decoded to text that is scanned again; an RTF document's text and a MIME part's base64 body read out whole."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -28,10 +29,35 @@ RUN_TABLE = bytes(
 # a run of 16 hex digits, or a run of base64 characters holding a capital and a digit; to the line's end, so that a
 # line gives one match.
 _RUN, _NOT_RUN = "[A-Za-z0-9+/_-]", "[^A-Za-z0-9+/_\\n-]"
+# Escapes in a string or a page (`\x70\x61…`, `\u0070…`, octal `\160…`, `&#112;…`, `&#x70;…`) and quoted-printable
+# (an `=` is `=3D` there): three escapes near each other mark a line, for Hyperscan and for Python alike.
+ESCAPE_MARKS = (
+    r"\\x[0-9A-Fa-f]{2}[^\n]{0,4}\\x[0-9A-Fa-f]{2}[^\n]{0,4}\\x[0-9A-Fa-f]{2}",
+    r"\\u[0-9A-Fa-f]{4}[^\n]{0,4}\\u[0-9A-Fa-f]{4}[^\n]{0,4}\\u[0-9A-Fa-f]{4}",
+    r"\\[0-7]{3}[^\n]{0,4}\\[0-7]{3}[^\n]{0,4}\\[0-7]{3}",
+    r"&#[xX]?[0-9A-Fa-f]{1,7};[^\n]{0,4}&#[xX]?[0-9A-Fa-f]{1,7};[^\n]{0,4}&#[xX]?[0-9A-Fa-f]{1,7};",
+    r"=3D",
+)
+ESCAPE_MARK = re.compile("|".join(ESCAPE_MARKS))
+# A MIME part's header announcing a base64 body (see base64_bodies), which history reads whole.
+BODY_HEADER = "[Cc]ontent-[Tt]ransfer-[Ee]ncoding:[ \\t]*[Bb][Aa][Ss][Ee]64"
+# Marks of lines that go on though they hold no keyword (escapes hide the keywords of what they spell), and what
+# each holds for a fixed-string filter.
+KEYLESS_MARKS = (*ESCAPE_MARKS, BODY_HEADER)
+KEYLESS_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D", "content-transfer-encoding")
 MARKS = (
     "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
     f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",
+    *KEYLESS_MARKS,
 )
+# A run of characters holding escapes, and each piece of it: an escape or a character as written.
+ESCAPED_RUN = re.compile(
+    r"(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[0-7]{3}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|[^\\\"'`\s<>&])+"
+)
+ESCAPE_PIECE = re.compile(
+    r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([0-7]{3})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|(.)", re.DOTALL
+)
+QUOTED_PRINTABLE = re.compile(r"=([0-9A-F]{2})")
 HEX_PAIRS = frozenset(bytes([a, b]) for a in b"0123456789abcdefABCDEF" for b in b"0123456789abcdefABCDEF")
 
 
@@ -97,9 +123,44 @@ def _after_digest_prefix(line: str, start: int) -> bool:
     return NOT_ENCODED_TEXT.search(line, max(0, start - 16), start) is not None
 
 
+def _unescaped(run: str) -> bytes | None:
+    """The bytes a run of escapes and characters stands for (`\\x` and octal escapes are bytes, the others
+    characters), or None when it holds fewer than six escapes."""
+    raw = bytearray()
+    escapes = 0
+    for piece in ESCAPE_PIECE.finditer(run):
+        byte, unit, octal, decimal, hexadecimal, char = piece.groups()
+        if char is not None:
+            raw += char.encode()
+            continue
+        escapes += 1
+        if byte is not None or octal is not None:
+            raw.append(int(byte, 16) if byte is not None else int(octal, 8) % 256)
+        else:
+            code = int(unit, 16) if unit is not None else int(decimal or hexadecimal, 10 if decimal else 16)
+            raw += chr(code).encode("utf-8", "replace") if code < 0x110000 else b"?"
+    return bytes(raw) if escapes >= 6 else None
+
+
+def _escaped_values(line: str) -> Iterator[Encoded]:
+    if "=3D" in line:
+        raw = QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)), line.removesuffix("="))
+        yield Encoded(0, len(line), raw, "quoted-printable")
+    if "\\" not in line and "&#" not in line:
+        return
+    for found in ESCAPED_RUN.finditer(line):
+        if found.end() - found.start() >= 24 and ESCAPE_MARK.search(found.group()):
+            text = _text(_unescaped(found.group()))
+            if text is not None:
+                how = "html" if "&#" in found.group() else "escape"
+                yield Encoded(found.start(), found.end(), text, how)
+
+
 def encoded_values(line: str) -> Iterator[Encoded]:
     if len(line) < 16:
         return
+    if ESCAPE_MARK.search(line):
+        yield from _escaped_values(line)
     if "%" in line and PERCENT.search(line):
         decoded = unquote(line)
         if decoded != line:
@@ -128,13 +189,15 @@ def candidate_lines(text: str) -> list[int]:
     found = set(_lines_holding(data.translate(RUN_TABLE), RUN_BYTE * 16))
     if b"%" in data:
         found.update(_lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
+    if "\\" in text or "&#" in text or "=3D" in text:
+        found.update(text.count("\n", 0, mark.start()) for mark in ESCAPE_MARK.finditer(text))
     return sorted(found)
 
 
 def candidate(line: str) -> bool:
     """Whether candidate_lines would name this line."""
     data = line.encode("utf-8", "surrogatepass")
-    if RUN_BYTE * 16 in data.translate(RUN_TABLE):
+    if RUN_BYTE * 16 in data.translate(RUN_TABLE) or ESCAPE_MARK.search(line):
         return True
     return b"%" in data and any(True for _ in _lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
 
@@ -229,3 +292,37 @@ def rtf_text(lines: list[str]) -> tuple[list[str], list[list[int]]]:
                     places[-1].append(number)
     places[-1].append(len(lines) - 1)
     return ["".join(chars) for chars in shown], places
+
+
+# A MIME part's body in base64 (an e-mail, a saved message): lines of up to 76 characters, decoded a line at a time
+# each holds a piece of the text that a secret and its name may straddle, so the lines are read out together.
+BASE64_BODY_LINE = re.compile(r"[A-Za-z0-9+/]{40,76}={0,2}")
+BASE64_BODY_END = re.compile(r"[A-Za-z0-9+/]{4,76}={0,2}")
+
+
+BODY_HEADER_LOWERED = re.compile(BODY_HEADER.lower())
+BODY_HEADER_LOWERED_BYTES = re.compile(BODY_HEADER.lower().encode())
+
+
+def has_base64_bodies(lowered: str) -> bool:
+    return "content-transfer-encoding" in lowered and BODY_HEADER_LOWERED.search(lowered) is not None
+
+
+def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:
+    """Each run of two or more base64 body lines (its first line's index, the length of its lines, its text when it
+    decodes to text)."""
+    index = 0
+    while index < len(lines):
+        if not BASE64_BODY_LINE.fullmatch(lines[index].strip()):
+            index += 1
+            continue
+        width, end = len(lines[index].strip()), index + 1
+        while end < len(lines) and BASE64_BODY_END.fullmatch(lines[end].strip()):
+            end += 1
+            if len(lines[end - 1].strip()) != width:
+                break  # the last line, shorter
+        if end - index >= 2:
+            text = _text(b64decode_loose("".join(line.strip() for line in lines[index:end])))
+            if text is not None:
+                yield index, width, text
+        index = end

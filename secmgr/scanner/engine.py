@@ -5,6 +5,7 @@ entropy, the rule's allowlists, the placeholder filter, validation and a confide
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -158,6 +159,8 @@ class Detector:
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
+        if b"content-transfer-encoding" in lowered and decode.BODY_HEADER_LOWERED_BYTES.search(lowered) is not None:
+            return True  # a MIME part's base64 body, whose lines are read out together
         return any(
             counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
         )
@@ -175,9 +178,11 @@ class Detector:
         if also not in self._marks:
             accelerator = self._accelerator or self._accelerate()
             exact: list[str] = list(decode.MARKS)
+            # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
+            # keyword of what they spell), a MIME header announcing a base64 body
+            keyless: list[int] = [exact.index(mark) for mark in decode.KEYLESS_MARKS]
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
-            unkeyed: list[int] = []  # the marks of rules without keywords: their lines go on without one
             for position, rule in enumerate(self.line_rules):
                 # A rule without keywords names paths, whose diffs history reads whole. One naming a hundred
                 # providers (a long alternation Hyperscan is slow to scan for) is marked by its keywords, as is one
@@ -186,7 +191,7 @@ class Detector:
                     caseless += [prefilter.literal(k.encode()).decode() for k in rule.keywords]
                 elif rule.keywords or position in self._unkeyed:
                     if position in self._unkeyed:
-                        unkeyed.append(len(exact))
+                        keyless.append(len(exact))
                     exact.append(accelerator.rules.expressions[position].decode())
             reaching: list[str] = []
             elsewhere: list[tuple[str, Callable[[str], bool]]] = []
@@ -207,7 +212,7 @@ class Detector:
                 prefilter.LineMarks(expressions, flags),
                 frozenset(range(first, first + len(reaching))),
                 {first + len(reaching) + i: counts for i, (_, counts) in enumerate(elsewhere)},
-                frozenset(unkeyed),
+                frozenset(keyless),
             )
         marking = self._marks[also]
         return marking if not marking.marks.unusable else None
@@ -293,6 +298,8 @@ class Detector:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
             if decode.is_rtf(text) or path.lower().endswith(".rtf"):
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
+            if decode.has_base64_bodies(lowered):
+                found += self._body_matches(lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
@@ -513,6 +520,18 @@ class Detector:
                 how = "rtf" + (">" + match.decoded if match.decoded else "")
                 yield replace(match, line=index + 1, start_column=start, end_column=end, decoded=how)
 
+    def _body_matches(self, lines: list[str], allowed: set[int], path: str, commit: str, depth: int) -> Iterator[Match]:
+        """Findings in the base64 bodies of MIME parts, each on the body line its secret's first bytes were in."""
+        for first, width, text in decode.base64_bodies(lines):
+            decoded = text.split("\n")
+            offsets = list(itertools.accumulate((len(line.encode()) + 1 for line in decoded), initial=0))
+            for match in self.scan_lines(decoded, path, commit, depth + 1):
+                at = offsets[match.line - 1] + len(decoded[match.line - 1][: match.start_column - 1].encode())
+                index = first + at // 3 * 4 // width
+                if index not in allowed:
+                    how = "base64" + (">" + match.decoded if match.decoded else "")
+                    yield replace(match, line=index + 1, start_column=1, end_column=width, decoded=how)
+
 
 def _without_colours(line: str) -> tuple[str, list[int]]:
     """`line` without ANSI colour codes, and where each of its characters (and its end) was in `line`."""
@@ -537,16 +556,17 @@ def _moved(match: Match, places: list[int]) -> Match:
 @dataclass(frozen=True)
 class LineMarking:
     """Detector.line_marks: the marks, those that reach the lines below theirs, those that count only for the
-    paths a function of theirs accepts, and those of rules without keywords (their lines need none)."""
+    paths a function of theirs accepts, and those whose lines go on without a keyword (a rule's without keywords,
+    the decoder's escapes)."""
 
     marks: prefilter.LineMarks
     reaching: frozenset[int]
     elsewhere: dict[int, Callable[[str], bool]]
-    unkeyed: frozenset[int] = frozenset()
+    keyless: frozenset[int] = frozenset()
 
     @property
     def apart(self) -> frozenset[int]:
-        return self.reaching | frozenset(self.elsewhere) | self.unkeyed
+        return self.reaching | frozenset(self.elsewhere) | self.keyless
 
 
 @dataclass(frozen=True)

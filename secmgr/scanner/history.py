@@ -23,7 +23,7 @@ from typing import IO
 
 from ..findings import SecretFinding
 from ..timeutil import parse_date
-from . import prefilter
+from . import decode, prefilter
 from .engine import Detector, LineMarking, Match, skipped_path
 
 HEADER = "\x1ecommit\x1e"
@@ -90,7 +90,8 @@ def scan_log(
         return
     # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
     # rules that have no keywords.
-    patterns = [*STRUCTURE, *detector.keywords, *detector.encoded_keywords] if not detector.every_line else [""]
+    keyed = [*STRUCTURE, *detector.keywords, *detector.encoded_keywords, *decode.KEYLESS_LITERALS]
+    patterns = keyed if not detector.every_line else [""]
     filtered = subprocess.Popen(
         [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
         stdin=git.stdout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"},
@@ -169,13 +170,15 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
     from the log in hand."""
     patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
+    keyless = prefilter.Literals([p.encode() for p in decode.KEYLESS_LITERALS])
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
     unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
     before = 0  # log lines in the pieces already read
     for block in _commit_blocks(stream):
         if marked is None:
-            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in literals.ends(block)})
+            ends = [*literals.ends(block), *keyless.ends(block)]
+            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in ends})
         else:
             candidates, without_keywords = _marked(block, marked)
             starts = sorted({*_kept(block, candidates, literals), *without_keywords})
@@ -212,10 +215,10 @@ def _diff_end(block: bytes, start: int) -> int:
 def _marked(block: bytes, marking: LineMarking) -> tuple[set[int], set[int]]:
     """The starts of the lines a mark matched in (one that counts only for some paths, where the line's file diff
     has such a path), and of every line after one a reaching mark matched in to the end of its file diff; apart,
-    those of the lines a rule without keywords matched in, which go on without a keyword."""
+    those of the lines a keyless mark matched in (a rule without keywords, escapes), which go on without one."""
     starts, apart = marking.marks.lines(block, marking.apart)
     starts.add(0)  # the one line whose first byte no mark sees
-    without_keywords = {start for mark, start in apart if mark in marking.unkeyed}
+    without_keywords = {start for mark, start in apart if mark in marking.keyless}
     for mark, start in apart:
         if mark in marking.reaching:
             stop, at = _diff_end(block, start), start
