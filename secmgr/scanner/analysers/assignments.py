@@ -386,10 +386,13 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
 
 
 def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tuple[int, int, str] | None:
-    """A value on the line below its name: a heredoc of one line (`api_token = <<EOT`, the value, `EOT`) or a
-    .properties value continued after a backslash (`app.secret=\\`, then the value indented)."""
+    """A value on the line below its name: a YAML block scalar's first line (`password: |`), a heredoc of one line
+    (`api_token = <<EOT`, the value, `EOT`) or a .properties value continued after a backslash (`app.secret=\\`,
+    then the value indented)."""
     if index + 1 >= len(lines) or not rest.strip():
         return None
+    if BLOCK.match(rest):
+        return _block_value(lines, index)
     text = lines[index + 1]
     heredoc = HEREDOC.match(rest)
     if heredoc is not None:
@@ -527,13 +530,6 @@ def _at(
             yield Candidate(rule, at_line, column, value, confidence, value[:200])
         return
     if not rest.strip() or BLOCK.match(rest):
-        if BLOCK.match(rest):
-            block = _block_value(lines, index)
-            if block is not None:
-                at_line, column, value = block
-                confidence = _acceptable(name, kind, value, True, False)
-                if confidence:
-                    yield Candidate(rule, at_line, column, value, confidence, value[:200])
         return
     in_query = start > 0 and line[start - 1] in "?&"
     if in_query and "nonce" in name.lower():
