@@ -163,7 +163,7 @@ def encoded_values(line: str) -> Iterator[Encoded]:
         yield from _escaped_values(line)
     if "%" in line and PERCENT.search(line):
         decoded = unquote(line)
-        if decoded != line:
+        if decoded != line and "\ufffd" not in decoded:  # (`Ab%E0x`, a password, is no UTF-8 encoded as a URL)
             yield Encoded(0, len(line), decoded, "url")
     for found in HEX.finditer(line):
         if len(found.group()) <= MAX_ENCODED and not _after_digest_prefix(line, found.start()):

@@ -23,9 +23,12 @@ from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 PASSWORD_ABROAD = (
     "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
-    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode",
+    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena",
 )  # fmt: skip
-_ABROAD = "|".join(PASSWORD_ABROAD)
+# Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
+PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
+PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
+_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES)))
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     f"{_ABROAD}|"
@@ -46,7 +49,7 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin", "psk", *PASSWORD_ABROAD,
+    "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES,
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|{_ABROAD}", re.IGNORECASE)  # psk: a WPA passphrase
@@ -182,7 +185,8 @@ def _kind(name: str) -> str | None:
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
         return None  # Token.Comment, key_node.tag: an attribute of something named after a secret
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
-        return None
+        if not re.search(_ABROAD, bare, re.IGNORECASE):  # (mot_de_passe: `passe` is the French word)
+            return None
     words = sorted([*STRONG.finditer(bare), *WEAK.finditer(bare)], key=lambda w: w.end())
     if not words:
         return None
@@ -455,6 +459,11 @@ def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = 
 
 def _in_line(lines: Sequence[str], index: int, path: str) -> Iterator[Candidate]:
     line = lines[index]
+    if not line.isascii() or "de passe" in line or "a sandi" in line:
+        joined = PHRASE.sub(lambda phrase: phrase.group().replace(" ", "_"), line)  # the same length
+        if joined != line:
+            lines = [*lines[:index], joined, *lines[index + 1 :]]
+            line = joined
     seen: set[int] = set()
     for word in STRONG_LOWER.finditer(line.lower()) if line.isascii() else STRONG.finditer(line):
         yield from _at(lines, index, word.start(), word.end(), seen, path)
@@ -553,7 +562,8 @@ def _at(
         return
     if quoted and CONTINUED.match(line, at + len(value) + 1):
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
-    if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) or re.search(r"[\[(]", value)):
+    after_value = r"\s*[\[(]" if path.lower().endswith(CODE_SUFFIXES) else r"[\[(]"  # `x (rotate it)`: a remark
+    if not quoted and (re.match(after_value, line[at + len(value) :]) or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "") or netrc
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .. import filters
 from ..validators import b64decode_loose
@@ -18,8 +18,13 @@ NOT_SECRET_ENTRY = re.compile(r"(?:\.crt|\.pem|\.pub|ca|cert|certificate|usernam
                               re.IGNORECASE)  # fmt: skip
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
 CSV_SUFFIXES = (".csv", ".tsv")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  # a Markdown table's |---|---|
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`.
-SECRET_COLUMN = r"[\w ]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+SECRET_COLUMN = (
+    r"(?:[\w ]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+    r"|(?:[\w ]{0,20}[ _])?pass)"  # `pass` as a word of its own: not compass, bypass
+)
 CSV_HEADER = re.compile(
     rb"^(?:[^\n]*[,\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,\t][^\n]*)?$", re.MULTILINE
 )
@@ -90,28 +95,54 @@ def _fields(line: str, delimiter: str) -> list[str]:
 
 
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
-READS_BELOW["csv-credentials"] = ((b",", CSV_HEADER, _is_csv),)
+READS_BELOW["csv-credentials"] = (
+    (b",", CSV_HEADER, _is_csv),
+    (
+        b"|",
+        re.compile(rb"\|[ \t`]*" + SECRET_COLUMN.encode() + rb"[ \t`]*\|"),
+        lambda path: path.lower().endswith(MARKDOWN_SUFFIXES),
+    ),
+)
 
 
 @analyser("csv-credentials")
 def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """The values of the password, secret-key and token columns of a CSV or TSV file (an account export, a user
-    list, a cloud console's downloaded keys), judged as a password slot is."""
-    if not _is_csv(path):
-        return
-    delimiter = "\t" if path.lower().endswith(".tsv") else ","
-    header = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if header is None:
-        return
-    names = _fields(lines[header], delimiter)
+    list, a cloud console's downloaded keys) or of a Markdown table, judged as a password slot is."""
+    if _is_csv(path):
+        header = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if header is not None:
+            delimiter = "\t" if path.lower().endswith(".tsv") else ","
+            rows = range(header + 1, min(len(lines), header + 1 + CSV_ROWS))
+            yield from _column_values(lines, header, rows, lambda line: _fields(line, delimiter))
+    elif path.lower().endswith(MARKDOWN_SUFFIXES):
+        for header in range(len(lines) - 1):
+            if "|" in lines[header] and TABLE_RULE.fullmatch(lines[header + 1]):
+                end = header + 2
+                while end < len(lines) and "|" in lines[end] and end - header < CSV_ROWS:
+                    end += 1
+                yield from _column_values(lines, header, range(header + 2, end), _cells)
+
+
+def _cells(line: str) -> list[str]:
+    """A Markdown table row's cells, without the pipes at its ends and the backticks around a value."""
+    return [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+
+
+def _column_values(
+    lines: Sequence[str], header: int, rows: Iterable[int], fields_of: Callable[[str], list[str]]
+) -> Iterator[Candidate]:
+    names = fields_of(lines[header])
     columns = [i for i, name in enumerate(names) if re.fullmatch(SECRET_COLUMN, name.strip().lower())]
-    for index in range(header + 1, min(len(lines), header + 1 + CSV_ROWS)) if columns else ():
-        fields = _fields(lines[index], delimiter)
+    for index in rows if columns else ():
+        fields = fields_of(lines[index])
         for column in columns:
             value = fields[column].strip() if column < len(fields) else ""
             signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
             if signal == "placeholder" or filters.looks_like_code(value):
                 continue
+            if " " in value and (filters.prose(value) or filters.wordy(value)):
+                continue  # `The password used to log in`, `read from Vault`: a description
             confidence = "low" if signal == "contrived" or filters.hand_typed(value) else "high"
             column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
             yield Candidate("csv-credentials", index, column_at, value, confidence, value)
