@@ -90,6 +90,7 @@ REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
+REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 # Values on the lines below their name: a heredoc (`token = <<EOT`, HCL, shell, Ruby, PHP) up to its marker, and a
@@ -562,8 +563,8 @@ def _at(
         return
     if quoted and CONTINUED.match(line, at + len(value) + 1):
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
-    after_value = r"\s*[\[(]" if path.lower().endswith(CODE_SUFFIXES) else r"[\[(]"  # `x (rotate it)`: a remark
-    if not quoted and (re.match(after_value, line[at + len(value) :]) or re.search(r"[\[(]", value)):
+    remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
+    if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
     direct = syntax not in ("call", "argument", "") or netrc
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
