@@ -275,7 +275,7 @@ PATH_OF_WORDS = re.compile(f"@?{_WORD_PART}(?:{_JOIN}{_WORD_PART})*{_JOIN}(?:{_W
 MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
-QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][\w.\-]*=")  # host/path?name=value: an address, not a secret
+QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
 
@@ -296,8 +296,8 @@ def _identifier_like(value: str, words: bool) -> bool:
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
         return True
     return bool(
-        PATH_OF_WORDS.fullmatch(value)
-        or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[\w\-]+", value)  # a link: url.md#the-url-api
+        (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value))  # (not IcxC4#HiHab: no word there)
+        or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*", value)  # url.md#the-api
         or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
         or MODULE_PATH.fullmatch(value)
         or TYPE_EXPRESSION.fullmatch(value)
@@ -322,8 +322,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
-    if quoted and re.search(r"^\+|\+$|\($", value):
-        return None  # "..." + expr: the literal is a piece of code
+    if quoted and re.search(r"^\+\s|\s\+$|\($", value):
+        return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
@@ -569,11 +569,13 @@ def _at(
     direct = syntax not in ("call", "argument", "") or netrc
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
-    decoded = ""
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
         plain = unquote(value, errors="replace")
         if plain != value and plain.isprintable() and "\ufffd" not in plain:
-            value, decoded = plain, "url"
+            confidence = _acceptable(name, kind, plain, quoted, spaced, direct)
+            if confidence:  # (else a value with a `%` in it, as written: Lk%3c5N may be a password as it is)
+                yield Candidate(rule, index, at, plain.strip(), confidence, line.strip()[:200], "url")
+                return
     confidence = _acceptable(name, kind, value, quoted, spaced, direct)
     if confidence:
-        yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200], decoded)
+        yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
