@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -220,3 +221,24 @@ def test_a_csv_field_the_csv_module_will_not_read_is_passed_over() -> None:
     text = f'user,password\nalice,"{huge}"\nbob,"Tq7#v""Lm2Xz9k"\n'
     found = DETECTOR.scan_document(text, "accounts.csv")
     assert [(m.rule.id, m.secret) for m in found] == [("csv-credentials", 'Tq7#v"Lm2Xz9k')]
+
+
+@pytest.mark.parametrize(
+    "password",
+    ["#uRTh4lE8wRrku", "IcxC4#HiHab", "K&Y=R!D5BHSD", "+*p~mZOUiqwjV", "3ZHmyxQlcx+", "c@P@TUG8^", "8Tc48#ur#r",
+     "t-BHPIgOZ%h%+#n", "L134x9%3c5N"],
+)  # fmt: skip
+def test_random_passwords_with_symbols_are_not_taken_for_templates_paths_or_code(password: str) -> None:
+    # Each once fell to a filter meant for something else: a link anchor, a path of words, a query string, a
+    # concatenation, an @VAR@ or #var# or %h% template, a URL decoding (bench/password_shapes.py measures the rest).
+    for text, path in ((f'{{"password": "{password}"}}', "config.json"), (f"PASSWORD = '{password}'", "settings.py")):
+        found = [m.secret for m in DETECTOR.scan_document(text, path) if m.rule.id == "generic-password"]
+        assert found in ([password], [unquote(password)])  # `%3c` may be a URL's `<`: either reading is reported
+
+
+@pytest.mark.parametrize(
+    "text", ["url = 'docs/api.md#the-url-api'", "password_ref = '@PACKAGE_PASSWORD@'", "password = '%DB_PASS%'",
+             "password = '?token=abc123xyz&user=me'", "password = '#{db.password}'"],
+)  # fmt: skip
+def test_templates_anchors_and_queries_are_still_left_alone(text: str) -> None:
+    assert [m.secret for m in DETECTOR.scan_document(text, "settings.py")] == []
