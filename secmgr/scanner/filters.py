@@ -46,6 +46,8 @@ PUBLISHED_EXAMPLES = frozenset(
         "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
+        # OpenSSL's FIPS module integrity key (FIPS_KEY_STRING), the same in every build of it
+        "f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813",
         "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)
         "bqokikjovbii2hlwgh4olfq2",  # the test key of Stripe's older documentation
         # OAuth 2.0's RFC 6749: its access and refresh tokens, code, client secret and Basic credentials
@@ -53,6 +55,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "tgzv3jokf0xg5qx2tlkwia",
         "splxlobezqqybys6wxsbia",
         "7fjfp0zbr1ktdrbnfvdmiw",
+        "gx1fbat3bv",  # RFC 6749's example client password (Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW)
         "czzcaghsa3f0mzpnwdfmqmf0m2jw",
         "fyko+d2lbbfgonrv9qkxdawl",  # the client nonce of SCRAM's RFC 5802
         "dsfd;kfoa,.iyewrkldjkdhsubsgvca69834ncxv9873254k;fg87",  # Cisco type 7's published XOR key
@@ -347,6 +350,7 @@ CODE = re.compile(
     r"""|^[A-Za-z_$][\w$]*\[.*\]$"""  # subscripts: env['X'], $_ENV["X"]
     r"""|^(?:process\.env|os\.environ|System\.getenv|ENV|env|Env|settings|config|Config|secrets)\b"""
     r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
+    r"""|^[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++ and Rust paths: execution_context::_S_key<_Key>()
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
     re.IGNORECASE,
 )

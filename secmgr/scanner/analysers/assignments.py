@@ -90,6 +90,7 @@ REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
+QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
@@ -238,6 +239,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         position += 1
     if line.startswith("()", position):
         return None  # a call without arguments: password()
+    if line.startswith("::", position):
+        return None  # stop_token::_Stop_state_ref: a C++ or Rust path, not a name given a value
     if position < len(line) and line[position] == "(":
         if not ends_in_word:
             return None  # password.encode(...): a call on the value, not a value given
@@ -256,6 +259,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
             return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
+        if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
+            return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
         return (found.end(), "argument") if quoted_name else None
     return found.end(), separator.lower()
 
@@ -340,6 +345,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
+    if kind == "password" and re.fullmatch(r"[a-z]{2,12}(?:pass|passwd|pwd)", value):
+        return None  # proxypass, repopwd: what a template writes in a password's place (maven's settings.xml)
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
         return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
@@ -439,8 +446,9 @@ def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
     if f"</{tag}>" not in line[end:] and not line.lstrip().startswith("<"):
         return None  # <username>:<password>@host is a template, not an element
     close = line.find("</", end + 1)
-    if close < 0:
-        return end + 1, line[end + 1 :].strip()
+    if close < 0:  # the element closes on a line below: its text here is one value or none
+        text = line[end + 1 :].strip()
+        return (end + 1, text) if text and not re.search(r"\s", text) else None  # not `<Key>p: xvidtune-show()`
     return end + 1, line[end + 1 : close]
 
 
@@ -555,7 +563,7 @@ def _at(
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc")
     spaced = syntax == "" and not netrc
-    if spaced and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
+    if (spaced or syntax in ("is", "was", "will be")) and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
         return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
     if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):
         return  # "API Secret:x": the name of another pair follows, not a value
