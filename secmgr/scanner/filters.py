@@ -21,7 +21,7 @@ TEMPLATE = re.compile(
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
-    "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "my_secret", "mysecret",
+    "geheim", "anonymous@", "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "my_secret", "mysecret",
     "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
@@ -262,7 +262,7 @@ NOT_REAL_WORDS = (
     "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "replace", "insert",
     "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
     "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
-    "notset", "not-set", "not_set", "not set",
+    "notset", "not-set", "not_set", "not set", "geheim", "anonymous@",
 )  # fmt: skip
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?i:tbd|none|null|fake|todo)(?![a-z0-9])")
 
@@ -350,10 +350,21 @@ CODE = re.compile(
     r"""|^[A-Za-z_$][\w$]*\[.*\]$"""  # subscripts: env['X'], $_ENV["X"]
     r"""|^(?:process\.env|os\.environ|System\.getenv|ENV|env|Env|settings|config|Config|secrets)\b"""
     r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
-    r"""|^[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++ and Rust paths: execution_context::_S_key<_Key>()
+    r"""|^(?:\\&)?[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++, Rust and Perl paths: a::b<T>(), \&Test2::X
+    r"""|^\\&\w|^\\-"""  # a Perl code reference (\&fetch_pass), a troff-escaped option (\-keystore)
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
     re.IGNORECASE,
 )
+
+
+# The base64 of a SubjectPublicKeyInfo's first bytes (EC P-256 and P-384, RSA 2048 and 4096, Ed25519, X25519): a
+# public key, published with what uses it.
+PUBLIC_KEY_DER = ("MFkwEwYHKoZIzj0CAQ", "MHYwEAYHKoZIzj0CAQ", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A",
+                  "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A", "MCowBQYDK2VwAyEA", "MCowBQYDK2VuAyEA")  # fmt: skip
+
+
+def is_public_key(value: str) -> bool:
+    return value.startswith(PUBLIC_KEY_DER)
 
 
 def looks_like_code(value: str) -> bool:

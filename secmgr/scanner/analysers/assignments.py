@@ -90,6 +90,7 @@ REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
+SENTENCE_GOES_ON = re.compile(r"\s+[a-z]{2,}\s+[a-z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
@@ -300,6 +301,8 @@ def _identifier_like(value: str, words: bool) -> bool:
     directly: `correct-horse-battery-staple` is one)."""
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
         return True
+    if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){3,}", value):
+        return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes
     return bool(
         (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value))  # (not IcxC4#HiHab: no word there)
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*", value)  # url.md#the-api
@@ -311,7 +314,8 @@ def _identifier_like(value: str, words: bool) -> bool:
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or _public_point(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
-        or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value)  # a command line's flag
+        or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
+        or re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value)  # symbol2label: a mapping's name
     )
 
 
@@ -345,8 +349,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
-    if kind == "password" and re.fullmatch(r"[a-z]{2,12}(?:pass|passwd|pwd)", value):
-        return None  # proxypass, repopwd: what a template writes in a password's place (maven's settings.xml)
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value):
+        return None  # `passphrase= password= scmVersion=`: names of a command's options
+    if filters.is_public_key(value):
+        return None  # a public key in DER, base64
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
         return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
@@ -569,6 +575,8 @@ def _at(
         return  # "API Secret:x": the name of another pair follows, not a value
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
         return
+    if not quoted and value.isalpha() and SENTENCE_GOES_ON.match(line, at + len(value)):
+        return None  # `password`: Change your password.: the start of a sentence, not a value
     if quoted and CONTINUED.match(line, at + len(value) + 1):
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
     remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
