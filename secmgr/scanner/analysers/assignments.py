@@ -301,7 +301,9 @@ def _identifier_like(value: str, words: bool) -> bool:
     directly: `correct-horse-battery-staple` is one)."""
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
         return True
-    if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){3,}", value):
+    if words and re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value):
+        return True  # symbol2label: a mapping's name (where a password goes, love2dance may be one)
+    if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
         return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes
     return bool(
         (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value))  # (not IcxC4#HiHab: no word there)
@@ -315,7 +317,6 @@ def _identifier_like(value: str, words: bool) -> bool:
         or _public_point(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
-        or re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value)  # symbol2label: a mapping's name
     )
 
 
