@@ -332,7 +332,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
-    if quoted and re.search(r"^\+\s|\s\+$|\($", value):
+    if quoted and re.search(r"^[+,.]\s|\s[+.]$|,$|\($", value):
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
