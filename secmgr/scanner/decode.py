@@ -30,15 +30,18 @@ RUN_TABLE = bytes(
 # line gives one match.
 _RUN, _NOT_RUN = "[A-Za-z0-9+/_-]", "[^A-Za-z0-9+/_\\n-]"
 # Escapes in a string or a page (`\x70\x61…`, `\u0070…`, octal `\160…`, `&#112;…`, `&#x70;…`) and quoted-printable
-# (an `=` is `=3D` there): three escapes near each other mark a line, for Hyperscan and for Python alike.
-ESCAPE_MARKS = (
-    r"\\x[0-9A-Fa-f]{2}[^\n]{0,4}\\x[0-9A-Fa-f]{2}[^\n]{0,4}\\x[0-9A-Fa-f]{2}",
-    r"\\u[0-9A-Fa-f]{4}[^\n]{0,4}\\u[0-9A-Fa-f]{4}[^\n]{0,4}\\u[0-9A-Fa-f]{4}",
-    r"\\[0-7]{3}[^\n]{0,4}\\[0-7]{3}[^\n]{0,4}\\[0-7]{3}",
-    r"&#[xX]?[0-9A-Fa-f]{1,7};[^\n]{0,4}&#[xX]?[0-9A-Fa-f]{1,7};[^\n]{0,4}&#[xX]?[0-9A-Fa-f]{1,7};",
-    r"=3D",
+# (an `=` is `=3D` there): six escapes of printable ASCII in a row mark a line, for Hyperscan and for Python alike.
+ESCAPE_MARKS = tuple(  # to the line's end, so that a line gives one match
+    mark + r"[^\n]*$"
+    for mark in (
+        r"(?:\\x[2-7][0-9A-Fa-f]){6}",  # six printable ASCII characters in a row: text, not bytes of test data
+        r"(?:\\u00[2-7][0-9A-Fa-f]){6}",
+        r"(?:\\(?:0[4-7][0-7]|1[0-7][0-7])){6}",
+        r"(?:&#(?:3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6]);|&#[xX][2-7][0-9A-Fa-f];){6}",
+        r"=3D",
+    )
 )
-ESCAPE_MARK = re.compile("|".join(ESCAPE_MARKS))
+ESCAPE_MARK = re.compile("|".join(mark.removesuffix(r"[^\n]*$") for mark in ESCAPE_MARKS))
 # A MIME part's header announcing a base64 body (see base64_bodies), which history reads whole.
 BODY_HEADER = "[Cc]ontent-[Tt]ransfer-[Ee]ncoding:[ \\t]*[Bb][Aa][Ss][Ee]64"
 # Marks of lines that go on though they hold no keyword (escapes hide the keywords of what they spell), and what
@@ -135,14 +138,18 @@ def _unescaped(run: str) -> bytes | None:
             continue
         escapes += 1
         if byte is not None or octal is not None:
-            raw.append(int(byte, 16) if byte is not None else int(octal, 8) % 256)
+            value = int(byte, 16) if byte is not None else int(octal, 8) % 256
+            if value < 0x20 and value not in (9, 10, 13):
+                return None  # bytes that are no text (test vectors, binary data): judged at their first control
+            raw.append(value)
         else:
             code = int(unit, 16) if unit is not None else int(decimal or hexadecimal, 10 if decimal else 16)
             raw += chr(code).encode("utf-8", "replace") if code < 0x110000 else b"?"
     return bytes(raw) if escapes >= 6 else None
 
 
-def _escaped_values(line: str) -> Iterator[Encoded]:
+def escaped_values(line: str) -> Iterator[Encoded]:
+    """The line's escapes undone: string escapes, character references, quoted-printable."""
     if "=3D" in line:
         raw = QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)), line.removesuffix("="))
         yield Encoded(0, len(line), raw, "quoted-printable")
@@ -156,11 +163,21 @@ def _escaped_values(line: str) -> Iterator[Encoded]:
                 yield Encoded(found.start(), found.end(), text, how)
 
 
+def has_escapes(line: str) -> bool:
+    """Whether ESCAPE_MARK matches in the line (tested for the characters every match holds first: most lines of
+    code hold none)."""
+    if "=3D" in line:
+        return True
+    if not ("\\x" in line or "\\u" in line or "&#" in line or "\\0" in line or "\\1" in line):
+        return False
+    return ESCAPE_MARK.search(line) is not None
+
+
 def encoded_values(line: str) -> Iterator[Encoded]:
     if len(line) < 16:
         return
-    if ESCAPE_MARK.search(line):
-        yield from _escaped_values(line)
+    if has_escapes(line):
+        yield from escaped_values(line)
     if "%" in line and PERCENT.search(line):
         decoded = unquote(line)
         if decoded != line and "\ufffd" not in decoded:  # (`Ab%E0x`, a password, is no UTF-8 encoded as a URL)
@@ -197,7 +214,7 @@ def candidate_lines(text: str) -> list[int]:
 def candidate(line: str) -> bool:
     """Whether candidate_lines would name this line."""
     data = line.encode("utf-8", "surrogatepass")
-    if RUN_BYTE * 16 in data.translate(RUN_TABLE) or ESCAPE_MARK.search(line):
+    if RUN_BYTE * 16 in data.translate(RUN_TABLE) or has_escapes(line):
         return True
     return b"%" in data and any(True for _ in _lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
 
@@ -304,8 +321,16 @@ BODY_HEADER_LOWERED = re.compile(BODY_HEADER.lower())
 BODY_HEADER_LOWERED_BYTES = re.compile(BODY_HEADER.lower().encode())
 
 
-def has_base64_bodies(lowered: str) -> bool:
-    return "content-transfer-encoding" in lowered and BODY_HEADER_LOWERED.search(lowered) is not None
+MAIL_SUFFIXES = (".eml", ".mbox", ".msg", ".mht", ".mhtml", ".mime")
+
+
+def is_mail(path: str) -> bool:
+    """A saved message (whose base64 bodies are read out whole): by its name, as history sees only its diff."""
+    return path.lower().endswith(MAIL_SUFFIXES)
+
+
+def has_base64_bodies(path: str, lowered: str) -> bool:
+    return is_mail(path) and "content-transfer-encoding" in lowered and BODY_HEADER_LOWERED.search(lowered) is not None
 
 
 def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:

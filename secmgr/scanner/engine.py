@@ -159,8 +159,8 @@ class Detector:
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
-        if b"content-transfer-encoding" in lowered and decode.BODY_HEADER_LOWERED_BYTES.search(lowered) is not None:
-            return True  # a MIME part's base64 body, whose lines are read out together
+        if decode.is_mail(path) and b"content-transfer-encoding" in lowered:
+            return True  # a saved message's base64 bodies, whose lines are read out together
         return any(
             counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
         )
@@ -181,6 +181,7 @@ class Detector:
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
             # keyword of what they spell), a MIME header announcing a base64 body
             keyless: list[int] = [exact.index(mark) for mark in decode.KEYLESS_MARKS]
+            escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
             for position, rule in enumerate(self.line_rules):
@@ -213,6 +214,8 @@ class Detector:
                 frozenset(range(first, first + len(reaching))),
                 {first + len(reaching) + i: counts for i, (_, counts) in enumerate(elsewhere)},
                 frozenset(keyless),
+                escaped,
+                self.spells_a_keyword,
             )
         marking = self._marks[also]
         return marking if not marking.marks.unusable else None
@@ -298,7 +301,7 @@ class Detector:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
             if decode.is_rtf(text) or path.lower().endswith(".rtf"):
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
-            if decode.has_base64_bodies(lowered):
+            if decode.has_base64_bodies(path, lowered):
                 found += self._body_matches(lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
@@ -320,6 +323,14 @@ class Detector:
         if not text.isascii():
             marked.update(i for i, line_text in enumerate(lines) if not line_text.isascii())
         return [i for i in sorted(marked) if decode.candidate(lines[i])]
+
+    def spells_a_keyword(self, line: bytes) -> bool:
+        """Whether the escapes of a line (string escapes, character references, quoted-printable) decode to text
+        that the decoder would scan again (see _decoded_matches)."""
+        for encoded in decode.escaped_values(line.decode("utf-8", "replace")):
+            if self._holds_keyword(encoded.text) or decode.looks_encoded(encoded.text):
+                return True
+        return False
 
     def _holds_keyword(self, text: str) -> bool:
         if text.isascii():
@@ -563,6 +574,8 @@ class LineMarking:
     reaching: frozenset[int]
     elsewhere: dict[int, Callable[[str], bool]]
     keyless: frozenset[int] = frozenset()
+    escaped: frozenset[int] = frozenset()  # of the keyless: escapes, whose line goes on when they spell a keyword
+    spells_a_keyword: Callable[[bytes], bool] = lambda line: True
 
     @property
     def apart(self) -> frozenset[int]:

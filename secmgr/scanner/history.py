@@ -215,10 +215,15 @@ def _diff_end(block: bytes, start: int) -> int:
 def _marked(block: bytes, marking: LineMarking) -> tuple[set[int], set[int]]:
     """The starts of the lines a mark matched in (one that counts only for some paths, where the line's file diff
     has such a path), and of every line after one a reaching mark matched in to the end of its file diff; apart,
-    those of the lines a keyless mark matched in (a rule without keywords, escapes), which go on without one."""
+    those of the lines a keyless mark matched in (a rule without keywords; escapes that spell a keyword), which go
+    on without one."""
     starts, apart = marking.marks.lines(block, marking.apart)
     starts.add(0)  # the one line whose first byte no mark sees
-    without_keywords = {start for mark, start in apart if mark in marking.keyless}
+    without_keywords = {start for mark, start in apart if mark in marking.keyless and mark not in marking.escaped}
+    escaped = {start for mark, start in apart if mark in marking.escaped} - without_keywords  # (a mark per match)
+    without_keywords.update(
+        start for start in escaped if marking.spells_a_keyword(block[start : block.find(b"\n", start)])
+    )
     for mark, start in apart:
         if mark in marking.reaching:
             stop, at = _diff_end(block, start), start
