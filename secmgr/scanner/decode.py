@@ -42,6 +42,9 @@ ESCAPE_MARKS = tuple(  # to the line's end, so that a line gives one match
     )
 )
 ESCAPE_MARK = re.compile("|".join(mark.removesuffix(r"[^\n]*$") for mark in ESCAPE_MARKS))
+# Each kind of escape's mark alone, behind the characters it starts with (a search for one literal is fast).
+_HEX, _UNICODE, _OCTAL, _REFERENCE = (re.compile(mark.removesuffix(r"[^\n]*$")) for mark in ESCAPE_MARKS[:4])
+ESCAPE_STARTS = (("\\x", _HEX), ("\\u", _UNICODE), ("\\0", _OCTAL), ("\\1", _OCTAL), ("&#", _REFERENCE))
 # A MIME part's header announcing a base64 body (see base64_bodies), which history reads whole.
 BODY_HEADER = "[Cc]ontent-[Tt]ransfer-[Ee]ncoding:[ \\t]*[Bb][Aa][Ss][Ee]64"
 # Marks of lines that go on though they hold no keyword (escapes hide the keywords of what they spell), and what
@@ -168,9 +171,7 @@ def has_escapes(line: str) -> bool:
     code hold none)."""
     if "=3D" in line:
         return True
-    if not ("\\x" in line or "\\u" in line or "&#" in line or "\\0" in line or "\\1" in line):
-        return False
-    return ESCAPE_MARK.search(line) is not None
+    return any(start in line and mark.search(line) for start, mark in ESCAPE_STARTS)
 
 
 def encoded_values(line: str) -> Iterator[Encoded]:
