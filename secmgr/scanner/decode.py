@@ -208,7 +208,11 @@ def candidate_lines(text: str) -> list[int]:
     if b"%" in data:
         found.update(_lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
     if "\\" in text or "&#" in text or "=3D" in text:
-        found.update(text.count("\n", 0, mark.start()) for mark in ESCAPE_MARK.finditer(text))
+        line = counted = 0
+        for mark in ESCAPE_MARK.finditer(text):
+            line += text.count("\n", counted, mark.start())
+            counted = mark.start()
+            found.add(line)
     return sorted(found)
 
 
