@@ -475,11 +475,13 @@ def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = 
 
 def _in_line(lines: Sequence[str], index: int, path: str) -> Iterator[Candidate]:
     line = lines[index]
-    if not line.isascii() or "de passe" in line or "a sandi" in line:
+    if not line.isascii() or "passe" in line.lower() or "a sandi" in line.lower():
         joined = PHRASE.sub(lambda phrase: phrase.group().replace(" ", "_"), line)  # the same length
         if joined != line:
-            lines = [*lines[:index], joined, *lines[index + 1 :]]
-            line = joined
+            for candidate in _in_line([*lines[:index], joined, *lines[index + 1 :]], index, path):
+                shown = line.strip()[:200] if candidate.line == index else candidate.match
+                yield replace(candidate, match=shown)  # the line as written, its two words apart
+            return
     seen: set[int] = set()
     for word in STRONG_LOWER.finditer(line.lower()) if line.isascii() else STRONG.finditer(line):
         yield from _at(lines, index, word.start(), word.end(), seen, path)
