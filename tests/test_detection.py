@@ -242,3 +242,12 @@ def test_random_passwords_with_symbols_are_not_taken_for_templates_paths_or_code
 )  # fmt: skip
 def test_templates_anchors_and_queries_are_still_left_alone(text: str) -> None:
     assert [m.secret for m in DETECTOR.scan_document(text, "settings.py")] == []
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_only_known_rules_are_marked_by_their_keywords_alone() -> None:
+    # A rule whose expression Hyperscan does not take (a back-reference, a conditional group) is marked in history
+    # by its keywords alone: one keyed by `pass` would hand on every line holding the word. Those few are pinned.
+    accelerator = DETECTOR._accelerator or DETECTOR._accelerate()
+    always = sorted(DETECTOR.line_rules[i].id for i in accelerator.rules.always)
+    assert always == ["blynk-organization-token", "particle-access-token"]
