@@ -258,3 +258,18 @@ regex = '''ORD-[0-9]{4}-[A-Z]{6}'''
     assert [(f["file"], f["start_line"], f["rule"], f["secret"]) for f in found] == [
         ("bot.py", 3, "discord-bot-token", token)
     ]
+
+
+def test_a_table_whose_header_names_a_password_column_is_read_whole_in_history(tmp_path: Path) -> None:
+    # The rows of a CSV file or a Markdown table hold no keyword: the header's line must bring the diff on whole,
+    # or history would miss what a directory scan of the same files finds.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    tables = {
+        "exports/creds.csv": "username,password,url\nadmin,SPGwdn93#epx,https://admin.internal\n",
+        "docs/accounts.md": "| host | user | pass |\n|---|---|---|\n| db1 | app | Hq4!vLz8Tm |\n",
+    }
+    commit(repo, tables, "tables")
+    found = {(f["file"], f["secret"]) for f in findings_of(repo, Detector(default_rules()))}
+    assert found == {("exports/creds.csv", "SPGwdn93#epx"), ("docs/accounts.md", "Hq4!vLz8Tm")}

@@ -15,6 +15,7 @@ from .analysers import (
     LINE_GATES,
     LINE_WORDS,
     LONG_LINE,
+    MARKS_BELOW,
     READS_BELOW,
     WHOLE_FILE_PATHS,
     WHOLE_TEXT_ANALYSERS,
@@ -204,6 +205,7 @@ class Detector:
                     caseless += gate.expressions
                     reaching += gate.reaching
                     elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
+                elsewhere += MARKS_BELOW.get(name, ())  # a CSV or Markdown table's header: its rows hold no keyword
             literals = (*self.context_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
             expressions = [e.encode() for e in (*exact, *caseless, *reaching, *(e for e, _ in elsewhere))]
