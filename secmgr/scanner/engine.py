@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 
 from . import decode, filters, prefilter
 from .analysers import (
+    HEADER_PATHS,
     LINE_GATES,
     LINE_WORDS,
     LONG_LINE,
-    MARKS_BELOW,
     READS_BELOW,
     WHOLE_FILE_PATHS,
     WHOLE_TEXT_ANALYSERS,
@@ -166,6 +166,11 @@ class Detector:
             counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
         )
 
+    def looks_for_a_header(self, path: str) -> bool:
+        """Whether history looks in this file's whole diff for a line after which an analyser reads below (a
+        table's header), since no mark keeps such a line."""
+        return any(HEADER_PATHS[name](path) for name in self.analysers if name in HEADER_PATHS)
+
     def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
         it, or when an expression would not compile): a line rule's loosened expression (or its keywords), an
@@ -205,7 +210,6 @@ class Detector:
                     caseless += gate.expressions
                     reaching += gate.reaching
                     elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
-                elsewhere += MARKS_BELOW.get(name, ())  # a CSV or Markdown table's header: its rows hold no keyword
             literals = (*self.context_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
             expressions = [e.encode() for e in (*exact, *caseless, *reaching, *(e for e, _ in elsewhere))]

@@ -377,6 +377,10 @@ def findings(
     for commit, path, added, first in file_diffs(numbered):
         if whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
             added = whole_diff(commit.sha, path, first) or added
+        elif whole_diff is not None and detector.looks_for_a_header(path):
+            whole = whole_diff(commit.sha, path, first)  # (a CSV or Markdown file: its header may be left out)
+            if whole and detector.needs_whole_text(path, (text for _, text in whole)):
+                added = whole
         if added:
             yield from _document_findings(added, commit, path, detector, ignored)
 

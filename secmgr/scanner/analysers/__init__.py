@@ -66,9 +66,9 @@ LINE_GATES: dict[str, LineGate] = {}
 # file diff holding one whole.
 ReadsBelow = tuple[bytes, re.Pattern[bytes], Callable[[str], bool]]
 READS_BELOW: dict[str, tuple[ReadsBelow, ...]] = {}
-# Such lines as Hyperscan expressions (ASCII case ignored, never across a newline), each with the paths where it
-# counts: history keeps a line one of them marks (when it holds a keyword), so that it can read the diff whole.
-MARKS_BELOW: dict[str, tuple[tuple[str, Callable[[str], bool]], ...]] = {}
+# Paths whose whole diff history looks such a line up in, as no mark keeps it (a CSV or Markdown table's header:
+# `username,password,url` holds no value a gate knows).
+HEADER_PATHS: dict[str, Callable[[str], bool]] = {}
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import MARKS_BELOW, READS_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
+from . import HEADER_PATHS, READS_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -95,11 +95,7 @@ def _fields(line: str, delimiter: str) -> list[str]:
 
 
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
-_COLUMN_MARK = r"[\w ]{0,20}(?:password|passwd|pwd|pass|secret|token|api[ _]?key)"
-MARKS_BELOW["csv-credentials"] = (
-    (f'(?:^\\+?|[,\\t])[ "]*{_COLUMN_MARK}[ "\\r]*(?:[,\\t]|$)', _is_csv),
-    (f"\\|[ \\t`]*{_COLUMN_MARK}[ \\t`]*\\|", lambda path: path.lower().endswith(MARKDOWN_SUFFIXES)),
-)
+HEADER_PATHS["csv-credentials"] = lambda path: _is_csv(path) or path.lower().endswith(MARKDOWN_SUFFIXES)
 READS_BELOW["csv-credentials"] = (
     (b",", CSV_HEADER, _is_csv),
     (
