@@ -45,16 +45,13 @@ ESCAPE_MARK = re.compile("|".join(mark.removesuffix(r"[^\n]*$") for mark in ESCA
 # Each kind of escape's mark alone, behind the characters it starts with (a search for one literal is fast).
 _HEX, _UNICODE, _OCTAL, _REFERENCE = (re.compile(mark.removesuffix(r"[^\n]*$")) for mark in ESCAPE_MARKS[:4])
 ESCAPE_STARTS = (("\\x", _HEX), ("\\u", _UNICODE), ("\\0", _OCTAL), ("\\1", _OCTAL), ("&#", _REFERENCE))
-# A MIME part's header announcing a base64 body (see base64_bodies), which history reads whole.
-BODY_HEADER = "[Cc]ontent-[Tt]ransfer-[Ee]ncoding:[ \\t]*[Bb][Aa][Ss][Ee]64"
-# Marks of lines that go on though they hold no keyword (escapes hide the keywords of what they spell), and what
-# each holds for a fixed-string filter.
-KEYLESS_MARKS = (*ESCAPE_MARKS, BODY_HEADER)
-KEYLESS_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D", "content-transfer-encoding")
+# What each escape mark holds, for a fixed-string filter (escapes hide the keywords of what they spell, so their
+# lines go on without one).
+ESCAPE_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D")
 MARKS = (
     "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
     f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",
-    *KEYLESS_MARKS,
+    *ESCAPE_MARKS,
 )
 # A run of characters holding escapes, and each piece of it: an escape or a character as written.
 ESCAPED_RUN = re.compile(
@@ -322,8 +319,8 @@ BASE64_BODY_LINE = re.compile(r"[A-Za-z0-9+/]{40,76}={0,2}")
 BASE64_BODY_END = re.compile(r"[A-Za-z0-9+/]{4,76}={0,2}")
 
 
-BODY_HEADER_LOWERED = re.compile(BODY_HEADER.lower())
-BODY_HEADER_LOWERED_BYTES = re.compile(BODY_HEADER.lower().encode())
+# A MIME part's header announcing a base64 body (on lower-cased text).
+BODY_HEADER = re.compile(r"content-transfer-encoding:[ \t]*base64")
 
 
 MAIL_SUFFIXES = (".eml", ".mbox", ".msg", ".mht", ".mhtml", ".mime")
@@ -335,7 +332,7 @@ def is_mail(path: str) -> bool:
 
 
 def has_base64_bodies(path: str, lowered: str) -> bool:
-    return is_mail(path) and "content-transfer-encoding" in lowered and BODY_HEADER_LOWERED.search(lowered) is not None
+    return is_mail(path) and "content-transfer-encoding" in lowered and BODY_HEADER.search(lowered) is not None
 
 
 def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 
 from . import decode, filters, prefilter
 from .analysers import (
-    HEADER_PATHS,
     LINE_GATES,
     LINE_WORDS,
     LONG_LINE,
     READS_BELOW,
+    UNMARKED_BELOW,
     WHOLE_FILE_PATHS,
     WHOLE_TEXT_ANALYSERS,
     Analyser,
@@ -133,6 +133,8 @@ class Detector:
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
         self._reads_below = [entry for name in self.analysers for entry in READS_BELOW.get(name, ())]
+        self._unmarked_below = [counts for name in self.analysers if name in UNMARKED_BELOW
+                                for _, _, counts in READS_BELOW.get(name, ())]  # fmt: skip
         self._marks: dict[tuple[str, ...], LineMarking] = {}
         self._unkeyed_marks: prefilter.LineMarks | None = None
 
@@ -167,9 +169,9 @@ class Detector:
         )
 
     def looks_for_a_header(self, path: str) -> bool:
-        """Whether history looks in this file's whole diff for a line after which an analyser reads below (a
-        table's header), since no mark keeps such a line."""
-        return any(HEADER_PATHS[name](path) for name in self.analysers if name in HEADER_PATHS)
+        """Whether history looks in this file's whole diff for a line no mark keeps, after which the lines below are
+        read: a table's header (UNMARKED_BELOW), a saved message's `Content-Transfer-Encoding: base64`."""
+        return decode.is_mail(path) or any(counts(path) for counts in self._unmarked_below)
 
     def line_marks(self, also: tuple[str, ...] = ()) -> LineMarking | None:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
@@ -185,9 +187,9 @@ class Detector:
             accelerator = self._accelerator or self._accelerate()
             exact: list[str] = list(decode.MARKS)
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
-            # keyword of what they spell), a MIME header announcing a base64 body
-            keyless: list[int] = [exact.index(mark) for mark in decode.KEYLESS_MARKS]
+            # keyword of what they spell)
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)
+            keyless: list[int] = sorted(escaped)
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
             for position, rule in enumerate(self.line_rules):

@@ -90,7 +90,7 @@ def scan_log(
         return
     # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
     # rules that have no keywords.
-    keyed = [*STRUCTURE, *detector.keywords, *detector.encoded_keywords, *decode.KEYLESS_LITERALS]
+    keyed = [*STRUCTURE, *detector.keywords, *detector.encoded_keywords, *decode.ESCAPE_LITERALS]
     patterns = keyed if not detector.every_line else [""]
     filtered = subprocess.Popen(
         [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
@@ -170,15 +170,16 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
     from the log in hand."""
     patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.keywords, *detector.encoded_keywords)})
-    keyless = prefilter.Literals([p.encode() for p in decode.KEYLESS_LITERALS])
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
+    # Without marks: lines holding a keyword, or an escape (which hides the keywords of what it spells).
+    escapes = (p.encode() for p in decode.ESCAPE_LITERALS)
+    unmarked = prefilter.Literals(sorted({*patterns, *escapes})) if marked is None else literals
     unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
     before = 0  # log lines in the pieces already read
     for block in _commit_blocks(stream):
         if marked is None:
-            ends = [*literals.ends(block), *keyless.ends(block)]
-            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in ends})
+            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in unmarked.ends(block)})
         else:
             candidates, without_keywords = _marked(block, marked)
             starts = sorted({*_kept(block, candidates, literals), *without_keywords})
@@ -378,7 +379,7 @@ def findings(
         if whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
             added = whole_diff(commit.sha, path, first) or added
         elif whole_diff is not None and detector.looks_for_a_header(path):
-            whole = whole_diff(commit.sha, path, first)  # (a CSV or Markdown file: its header may be left out)
+            whole = whole_diff(commit.sha, path, first)  # (a table's or a message's header may be left out)
             if whole and detector.needs_whole_text(path, (text for _, text in whole)):
                 added = whole
         if added:

@@ -66,9 +66,9 @@ LINE_GATES: dict[str, LineGate] = {}
 # file diff holding one whole.
 ReadsBelow = tuple[bytes, re.Pattern[bytes], Callable[[str], bool]]
 READS_BELOW: dict[str, tuple[ReadsBelow, ...]] = {}
-# Paths whose whole diff history looks such a line up in, as no mark keeps it (a CSV or Markdown table's header:
-# `username,password,url` holds no value a gate knows).
-HEADER_PATHS: dict[str, Callable[[str], bool]] = {}
+# Analysers whose such lines no mark keeps (a CSV or Markdown table's header: `username,password,url` holds no value
+# a gate knows): history looks them up in the whole diff of each file of the paths their entries count for.
+UNMARKED_BELOW: set[str] = set()
 
 Analyser = Callable[[Sequence[str], str], Iterable[Candidate]]
 ANALYSERS: dict[str, Analyser] = {}

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .. import filters
 from ..validators import b64decode_loose
-from . import HEADER_PATHS, READS_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
+from . import READS_BELOW, UNMARKED_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -95,7 +95,6 @@ def _fields(line: str, delimiter: str) -> list[str]:
 
 
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
-HEADER_PATHS["csv-credentials"] = lambda path: _is_csv(path) or path.lower().endswith(MARKDOWN_SUFFIXES)
 READS_BELOW["csv-credentials"] = (
     (b",", CSV_HEADER, _is_csv),
     (
@@ -104,6 +103,7 @@ READS_BELOW["csv-credentials"] = (
         lambda path: path.lower().endswith(MARKDOWN_SUFFIXES),
     ),
 )
+UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark knows
 
 
 @analyser("csv-credentials")
