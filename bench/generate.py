@@ -18,6 +18,7 @@ import random
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 from starlette.testclient import TestClient
 
@@ -58,6 +59,16 @@ def findings_for(rng: random.Random, repo: int, count: int, shared: list[str]) -
     return out
 
 
+INSERT_ROW = f"INSERT INTO secrets ({ingest.SECRET_COLUMNS}) VALUES ({', '.join('?' * 31)})"
+
+
+def secret_row(repo: int, fingerprint: str, f: SecretFinding, now: str) -> tuple[Any, ...]:
+    """A finding as a row of INSERT_ROW, as the baselines insert it (no ingest logic)."""
+    return (repo, fingerprint, f.secret, ingest.secret_hash(f.secret), f.description, f.file, f.line, f.start_line,
+            f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date, "[]",
+            f.message, f.entropy, "high", 4, "repo_scan", f.branch, None, None, None, None, None, now, now)  # fmt: skip
+
+
 def raw_insert(path: Path, batches: list, vc_id: int, repo_ids: list[int], now: str, *, plain: bool) -> float:
     """The same rows by bare executemany, one transaction per repository, as the floor to compare with."""
     path.unlink(missing_ok=True)
@@ -80,13 +91,7 @@ def raw_insert(path: Path, batches: list, vc_id: int, repo_ids: list[int], now: 
     started = time.perf_counter()
     for repo, findings in batches:
         raw.execute("BEGIN")
-        raw.executemany(
-            f"INSERT INTO secrets ({ingest.SECRET_COLUMNS}) VALUES ({', '.join('?' * 31)})",
-            [(repo, f.identity(), f.secret, ingest.secret_hash(f.secret), f.description, f.file, f.line, f.start_line,
-              f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date, "[]",
-              f.message, f.entropy, "high", 4, "repo_scan", f.branch, None, None, None, None, None, now, now)
-             for f in findings],
-        )  # fmt: skip
+        raw.executemany(INSERT_ROW, [secret_row(repo, f.identity(), f, now) for f in findings])
         raw.execute("COMMIT")
     seconds = time.perf_counter() - started
     raw.close()
@@ -103,13 +108,7 @@ def store_insert(path: Path, repo: int, findings: list[SecretFinding], now: str)
     raw.execute("PRAGMA cache_size=-1048576")
     started = time.perf_counter()
     raw.execute("BEGIN IMMEDIATE")
-    raw.executemany(
-        f"INSERT INTO secrets ({ingest.SECRET_COLUMNS}) VALUES ({', '.join('?' * 31)})",
-        [(repo, "floor-" + f.identity(), f.secret, ingest.secret_hash(f.secret), f.description, f.file, f.line,
-          f.start_line, f.end_line, f.start_column, f.end_column, f.match, f.rule, f.commit, f.author, f.email, f.date,
-          "[]", f.message, f.entropy, "high", 4, "repo_scan", f.branch, None, None, None, None, None, now, now)
-         for f in findings],
-    )  # fmt: skip
+    raw.executemany(INSERT_ROW, [secret_row(repo, "floor-" + f.identity(), f, now) for f in findings])
     raw.execute("COMMIT")
     seconds = time.perf_counter() - started
     raw.close()
