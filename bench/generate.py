@@ -3,7 +3,7 @@
 python -m bench.generate --data-dir bench/out/data --secrets 1000000 --repos 2000
 
 With `--time-import N`, after loading: one gitleaks report of N new findings through `POST /import/secrets`
-(the real app, in process) into the store as loaded, and the same N rows by plain `executemany` into one table
+(a real `secmgr serve` on the store) into the store as loaded, and the same N rows by plain `executemany` into one table
 without secondary indexes, in the same run:
 
 python -m bench.generate --data-dir bench/out/data --secrets 1000000 --repos 20 --time-import 100000 \
@@ -20,17 +20,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from starlette.testclient import TestClient
-
 from secmgr import ingest, severity
-from secmgr.app import create_app
 from secmgr.db import database_for
 from secmgr.findings import SecretFinding
 from secmgr.ingest import Origin
 from secmgr.settings import Settings
 from secmgr.timeutil import now_iso
 
-PASSWORD = "bench-password-1"
+from .list_secrets import admin_client, start_server, stop
+
+IMPORT_PORT = 8933
 
 HOT_RULE = "generic-api-key"  # a tenth of all findings, for the allowlist benchmark
 RULES = sorted(set(severity.RULE_SEVERITY) - {HOT_RULE})
@@ -127,13 +126,15 @@ def gitleaks_report(findings: list[SecretFinding]) -> bytes:
 
 
 def api_import(data: Path, url: str | None, repo_id: int, report: bytes) -> tuple[float, dict]:
-    """Seconds for one `POST /import/secrets` of `report` through the app, and its answer."""
-    with TestClient(create_app(Settings(data_dir=data, admin_password=PASSWORD, database_url=url))) as client:
-        login = client.post("/auth/login", json={"username": "admin", "password": PASSWORD})
-        headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
+    """Seconds for one `POST /import/secrets` of `report` to a real `secmgr serve` on `data`, and its answer."""
+    server = start_server(data, IMPORT_PORT, **({"SECMGR_DATABASE_URL": url} if url else {}))
+    try:
+        client = admin_client(IMPORT_PORT)
         started = time.perf_counter()
-        response = client.post(f"/import/secrets?format=gitleaks&repo_id={repo_id}", content=report, headers=headers)
+        response = client.post(f"/import/secrets?format=gitleaks&repo_id={repo_id}", content=report, timeout=600)
         seconds = time.perf_counter() - started
+    finally:
+        stop(server)
     if response.status_code != 200:
         raise SystemExit(f"import failed: {response.status_code} {response.text[:300]}")
     return seconds, response.json()
