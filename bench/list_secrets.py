@@ -4,16 +4,16 @@ the best SQL a person would write for the same question.
 python -m bench.list_secrets --data-dir bench/out/data [--reference-dir DIR] [--database-url postgresql://...]
 
 The best SQL runs on a reference copy of the store (--reference-dir, by default DATA_DIR-reference, copied on first
-use) given the ideal index for each question, so that secmgr's own plans do not see them: a covering index per
-filter-and-sort pair, the vocabulary tables for low-cardinality text, the trigram index for `search`, counters for
-an unfiltered total. Its page reads the same columns (the secret and its repository's). SQLite only.
+use, its trigram index completed; bench.best_sql) given the ideal index for each question, so that secmgr's own plans
+do not see them: a covering index per filter-and-sort pair, the vocabulary tables for low-cardinality text, the
+trigram index for `search`, counters for an unfiltered total. Its page reads the same columns (the secret and its
+repository's). SQLite only.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -26,21 +26,14 @@ from urllib.parse import parse_qsl
 
 import httpx
 
+from bench.best_sql import PAGE_COLUMNS, TEXT_COLUMNS, reference_copy
 from secmgr.db import database_for
 from secmgr.secrets import SecretQuery, get_row, list_secrets
 from secmgr.settings import Settings
 
 PASSWORD = "bench-password-1"
-PAGE_COLUMNS = ("s.*, r.name AS repo_name, r.repo_url AS repo_url, r.author AS repo_author,"
-                " r.last_scan_date AS repo_last_scan_date, r.created_at AS repo_created_at")  # fmt: skip
-# The index a person would add for each question (IF NOT EXISTS: the reference copy keeps them between runs).
-IDEAL_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS ideal_repo_severity ON secrets (repository_id, severity_rank, repo_count, id)",
-    "CREATE INDEX IF NOT EXISTS ideal_rule_created ON secrets (rule, created_at, id)",
-    "CREATE INDEX IF NOT EXISTS ideal_author_whitelisted ON secrets (author, whitelisted, repo_count, id)",
-)
 LIKE = "lower({0}) LIKE lower(?) ESCAPE '\\'"
-SEARCHED = ("secret", "rule", "commit_sha", "author", "email", "description", "message", "branch", "file")
+SEARCHED = tuple(TEXT_COLUMNS.values())
 
 
 def best_sql(name: str, query: dict[str, Any], some_id: int) -> tuple[str | None, str, list[Any]]:
@@ -79,21 +72,6 @@ def best_sql(name: str, query: dict[str, Any], some_id: int) -> tuple[str | None
         return "SELECT sum(secret_count) FROM repos", page.format(ids, order), []
     assert name == "detail"
     return None, page.format("?", order), [some_id]
-
-
-def reference_copy(data_dir: Path, reference: Path) -> sqlite3.Connection:
-    """The reference copy of the store (made on first use), with the ideal indexes and their statistics."""
-    if not (reference / "secmgr.db").exists():
-        shutil.copytree(data_dir, reference, ignore=shutil.ignore_patterns("*-wal", "*-shm"))
-    conn = sqlite3.connect(reference / "secmgr.db")
-    conn.execute("PRAGMA cache_size=-32768")  # as secmgr's readers
-    for statement in IDEAL_INDEXES:
-        name = statement.split(" IF NOT EXISTS ")[1].split()[0]
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is None:
-            conn.execute(statement)
-            conn.execute(f"ANALYZE {name}")
-            conn.commit()
-    return conn
 
 
 def run_best(conn: sqlite3.Connection, count: str | None, page: str, params: list[Any]) -> int | None:

@@ -1,10 +1,16 @@
 """List Secrets' SQL (count and page, in-process) for every filter alone and combined with severity, repo_ids,
-vc_ids, whitelisted and scan_type, every sort key both ways, and deep pages; the best of a few runs each.
+vc_ids, whitelisted and scan_type, every sort key both ways, and deep pages; the best of a few runs each, beside the
+best SQL a person would write for the same question (bench.best_sql) and the ratio of the two.
 
-python -m bench.list_secrets_matrix --data-dir bench/out/data [--runs 3] [--slower-than 20]
+python -m bench.list_secrets_matrix --data-dir COPY [--reference-dir DIR] [--runs 3] [--noise-ms 5] [--only TEXT]
 
-The filter values come from a secret in the middle of the store, so each filter matches something. Run it on a copy:
-opening the store takes the planner's statistics first, as the server's maintenance loop does.
+Run it on a copy of a store (it writes to it). Opening the store takes the planner's statistics and catches the
+trigram index up with every secret first, as the server's maintenance loop does. The best SQL runs on a reference
+copy (--reference-dir, by default COPY-reference, copied from COPY on first use) with the ideal indexes, so that
+secmgr's plans never see them; its total is checked against secmgr's (a mark when they differ: the question was not
+the same) and so is its page's ids. The filter values come from a secret in the middle of the store, so each filter
+matches something. At the end: the queries over twice the best SQL's time (unless under --noise-ms), and those
+slower than --slower-than.
 """
 
 from __future__ import annotations
@@ -12,12 +18,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from bench.best_sql import answer, choose, reference_copy
 from secmgr.db import Database, SqliteDatabase, database_for
 from secmgr.secrets import SORT_COLUMNS, SecretQuery, list_secrets
 from secmgr.settings import Settings
+
+T = TypeVar("T")
 
 
 def filters(db: Database) -> dict[str, dict[str, Any]]:
@@ -65,33 +76,58 @@ def cases(db: Database) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def best_ms(db: Database, params: dict[str, Any], runs: int) -> tuple[float, int]:
-    query = SecretQuery.model_validate(params)
-    best, total = float("inf"), 0
+def best_of(runs: int, fn: Callable[[], T]) -> tuple[float, T]:
+    """The fastest of `runs` calls (ms) and the last one's answer."""
+    best, result = float("inf"), None
     for _ in range(runs):
         started = time.perf_counter()
-        _, total = list_secrets(db, query, None)
+        result = fn()
         best = min(best, time.perf_counter() - started)
-    return best * 1000, total
+    assert result is not None
+    return best * 1000, result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default="bench/out/data")
+    parser.add_argument("--reference-dir", help="the best SQL's copy of the store (default: DATA_DIR-reference)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--noise-ms", type=float, default=5.0, help="a ratio over 2 under this many ms is noise")
     parser.add_argument("--slower-than", type=float, default=20.0, help="list these again at the end (ms)")
+    parser.add_argument("--only", help="the cases whose name holds this text")
     args = parser.parse_args()
-    db = database_for(Settings(data_dir=Path(args.data_dir)), time_limit_ms=600_000).open()
-    if isinstance(db, SqliteDatabase):
-        print("statistics taken for:", ", ".join(db.refresh_statistics()) or "(already current)")
-    slow = []
-    print("| query | total | ms |\n|---|---|---|")
+    data_dir = Path(args.data_dir).resolve()
+    db = database_for(Settings(data_dir=data_dir), time_limit_ms=600_000).open()
+    assert isinstance(db, SqliteDatabase), "the best SQL runs on SQLite"
+    print("statistics taken for:", ", ".join(db.refresh_statistics()) or "(already current)")
+    print("trigram index caught up with", db.catch_up_search_index(), "secrets", flush=True)
+    reference = reference_copy(data_dir, Path(args.reference_dir or f"{data_dir}-reference"))
+    over: list[str] = []
+    noise: list[str] = []
+    slow, unequal, within = [], [], 0
+    print("| query | total | secmgr ms | best SQL ms | ratio | best SQL's formulation |\n|---|---|---|---|---|---|")
     for name, params in cases(db):
-        ms, total = best_ms(db, params, args.runs)
-        line = f"| {name} | {total} | {ms:.1f} |"
+        if args.only and args.only not in name:
+            continue
+        query = SecretQuery.model_validate(params)
+        ms, (rows, total) = best_of(args.runs, partial(list_secrets, db, query, None))
+        choice = choose(reference, query)
+        best_ms, _ = best_of(args.runs, partial(answer, reference, choice))
+        marks = "" if choice.total == total else f" (best SQL's total: {choice.total})"
+        marks += "" if choice.ids == [row["id"] for row in rows] else " (another page)"
+        marks += f" (formulations disagree: {'; '.join(choice.disagreeing)})" if choice.disagreeing else ""
+        ratio = ms / max(best_ms, 0.001)
+        plan = f"count: {choice.count.label} / page: {choice.page.label if choice.page else '(none)'}"
+        line = f"| {name} | {total}{marks} | {ms:.1f} | {best_ms:.1f} | {ratio:.2f} | {plan} |"
         print(line, flush=True)
-        if ms > args.slower_than:
-            slow.append(line)
+        within += ratio <= 2
+        (over if ms > args.noise_ms else noise).extend([line] if ratio > 2 else [])
+        slow += [line] if ms > args.slower_than else []
+        unequal += [line] if marks else []
+    print(f"\n{within} within 2x of the best SQL; {len(noise)} over 2x but under {args.noise_ms} ms; {len(over)} over:")
+    print("\n".join(over))
+    print(f"\n{len(unequal)} whose answer differs from the best SQL's:")
+    print("\n".join(unequal))
     print(f"\n{len(slow)} slower than {args.slower_than} ms:")
     print("\n".join(slow))
 
