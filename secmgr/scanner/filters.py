@@ -22,7 +22,7 @@ TEMPLATE = re.compile(
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
     "geheim", "anonymous@", "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
-    "my_secret", "mysecret",
+    "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
     "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",

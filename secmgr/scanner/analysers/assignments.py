@@ -35,7 +35,7 @@ STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
-    r"|requirepass|masterauth",
+    r"|requirepass|masterauth|authtok(?!en)",
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
@@ -52,7 +52,8 @@ SECRET_WORDS = (
     "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES,
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
-PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|{_ABROAD}", re.IGNORECASE)  # psk: a WPA passphrase
+# psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
+PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
@@ -79,8 +80,10 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
                              r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
-SEPARATOR = re.compile(r"\s{0,4}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|：|＝|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
+SEPARATOR = re.compile(r"\s{0,40}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|：|＝|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
+UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
+LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
 QUOTES = "\"'`"
 CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
@@ -226,7 +229,7 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
     found = UNQUOTED.match(line, position)
     if not found:
         return None
-    value = found.group()
+    value = LINE_END_ESCAPES.sub("", found.group())  # "password: x\\n" in a JSON string: the line ends there
     if in_query or QUERY_PAIR.search(value):  # a=1&b=2: the value ends where the next parameter starts
         value = value.split("&", 1)[0]
     return position, value, False
@@ -281,7 +284,7 @@ PATH_OF_WORDS = re.compile(f"@?{_WORD_PART}(?:{_JOIN}{_WORD_PART})*{_JOIN}(?:{_W
 MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
-QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=")  # host/path?name=value: an address, not a secret
+QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
 
@@ -332,6 +335,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
+    if UNICODE_ESCAPES.fullmatch(value):  # \u00b7\u00b7…: judged as the text it shows (········, a mask)
+        value = value.encode("ascii").decode("unicode_escape")
     if quoted and re.search(r"^[+,.]\s|\s[+.]$|,$|\($", value):
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
