@@ -321,10 +321,13 @@ def page_plans(filters: list[list[Term]], q: SecretQuery) -> list[Plan]:
         shapes += [(f"by {t.name}", True, t) for t in terms if t.drives]
         for shape, hidden, driver in shapes:
             where, params = _where(terms, hidden, driver)
-            ids = f"SELECT s.id FROM secrets s {where} {order(driver is not None)} LIMIT ? OFFSET ?"
+            # The bounds as integers: SQLite stops early in each value's range of `col IN (...)` only for a LIMIT
+            # it knows when planning.
+            window = f"LIMIT {int(q.limit)} OFFSET {int(q.offset)}"
+            ids = f"SELECT s.id FROM secrets s {where} {order(driver is not None)} {window}"
             sql = f"SELECT {PAGE_COLUMNS} FROM {FROM} WHERE s.id IN ({ids}) {order(True)}"
             label = ", ".join([*(t.label for t in terms), shape])
-            plans.setdefault(sql, Plan(label, sql, (*params, q.limit, q.offset)))
+            plans.setdefault(sql, Plan(label, sql, tuple(params)))
     return list(plans.values())
 
 

@@ -105,13 +105,32 @@ SORT_COLUMNS = {
     "file": "s.file",
     "entropy": "s.entropy",
 }
+# Up to this many allowlisted secrets, or sightings by pull request or live commit scans, are read first when a
+# list asks for them: the other filters are checked on each (author + whitelisted=true at 1M: 8 ms through the
+# author's index, none to say that nothing is allowlisted).
+FEW_FIRST = 20_000
 VOCABULARY_VALUES = 500  # a filter matching more values of a vocabulary reads them in a subquery
 TRIGRAMS_PAY_FROM = 20_000  # in a smaller scope, checking each secret beats narrowing through the trigram index
 SORT_AFTER_FILTER = 10_000  # up to this many matches, sorting them beats walking a sort index past the others
 WALK_PAYS = 1.0  # past that, a walk pays while it passes fewer secrets than this many times the matches it sorts
-# Sort keys that a filtered column decides or goes with (a rule has one severity; its description names it): walking
-# such a key's index passes every secret of the values sorted before the matching ones, so the filter keeps its index.
-FOLLOWS_FROM = {"rule": ("rule", "severity"), "description": ("rule", "severity")}
+# A substring found through the trigram index costs the page as much again as the count: a walk checking each
+# secret's text pays sooner, while it passes fewer secrets than this.
+WALK_INSTEAD_OF_TRIGRAMS = 20_000
+# A lower bound on created_at or updated_at matches the newest secrets. A walk meets them as soon as the matches'
+# share predicts when it runs newest first (descending: ties, and keys that grow with time, put them first) or sorts
+# by a key of few ties that says nothing of when a secret was found; ascending by another key it meets them last,
+# so it walks only when nearly every secret in scope matches.
+SPREAD_KEYS = {"date", "file", "entropy"}
+WALK_PAST_A_TIME_BOUND = 0.9
+# Sort keys that a filtered column decides (a rule has one severity): walking such a key's index passes every secret
+# of the values sorted before the matching ones, so the filter keeps its index. (A description goes with its rule,
+# but its index does not hold the rule: kept, it read 255,000 secrets to sort them by rule, 430 ms against 7.)
+FOLLOWS_FROM = {"rule": ("rule", "severity")}
+# Vocabulary columns with an index holding the default sort key right after them: alone, or after the repository.
+# Filtered by their values, the page is each value's range of that index in order (SQLite stops early in each),
+# so a walk keeps their index.
+IN_DEFAULT_ORDER = {"rule"}
+IN_DEFAULT_ORDER_PER_REPOSITORY = {"rule", "email", "branch", "description"}
 SORT_EXPRESSIONS = {key: f"coalesce({column}, {column})" for key, column in SORT_COLUMNS.items()}  # no index has them
 TEXT_FILTERS = {
     "secret": "secret",
@@ -147,7 +166,12 @@ def public(row: Row) -> dict[str, Any]:
 
 # -- SQL --------------------------------------------------------------------------------------------
 def _where(
-    q: SecretQuery, repositories: Where, known: dict[str, list[str] | None], by_trigrams: bool, walk: bool = False
+    q: SecretQuery,
+    repositories: Where,
+    known: dict[str, list[str] | None],
+    by_trigrams: bool,
+    walk: bool = False,
+    few_first: bool = False,
 ) -> Where:
     """The filters of `q`; `repositories`: its repository part; `known`: for the text filters matched against a
     vocabulary first, the values holding the text (None: too many to list, read from the vocabulary in a subquery);
@@ -155,13 +179,17 @@ def _where(
     in a small scope); `walk`: the filters match so many secrets that a page is found sooner walking the sort's
     index, so a vocabulary filter is kept from its column's index, but for a sort key that follows from it (else
     the planner would read every match through it and sort them: it cannot know how many values a subquery gives,
-    nor how many secrets one value has)."""
+    nor how many secrets one value has); `few_first`: the allowlist or scan filter leaves few secrets, which are
+    read first (every other filter is kept from its index)."""
     where = repositories.copy()
+    in_order = set()
+    if q.sort_by == "repo_count":
+        in_order = IN_DEFAULT_ORDER_PER_REPOSITORY if repositories.parts else IN_DEFAULT_ORDER
     seen_by(where, "secret", "s", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     for name, column in TEXT_FILTERS.items():
         values = known.get(name, [])
-        hidden = walk and q.sort_by not in FOLLOWS_FROM.get(column, ())
+        hidden = few_first or (walk and q.sort_by not in FOLLOWS_FROM.get(column, ()) and column not in in_order)
         tested = f"(s.{column} || '')" if hidden else f"s.{column}"
         if name in known and values is None:
             vocabulary = VOCABULARIES["secrets", column]
@@ -206,10 +234,24 @@ def _where(
 
 def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[Row], int]:
     repositories, scope_size = repository_scope(db, "s.repository_id", "secret_count", scope, q.repo_ids, q.vc_ids)
+    if repositories.parts and _newer_than_the_scope(db, q, scope_size):
+        # The time bound leaves fewer secrets than the repositories hold: they are read first, their repository
+        # checked on each (the planner, unable to tell, read 100,000 secrets of two repositories for none).
+        repositories, _ = repository_scope(db, "+s.repository_id", "secret_count", scope, q.repo_ids, q.vc_ids)
     # Values of a vocabulary are looked up first: as values, the planner can weigh them against the other filters'
     # indexes (a subquery it could not).
+    few: dict[tuple[bool | None, str | None], int | None] = {(q.whitelisted, q.scan_type): _few_left(db, q)}
+    if few[q.whitelisted, q.scan_type] == 0:
+        return [], 0  # nothing allowlisted, or no such scan: no other filter needs looking at
     known = _known_values(db, q)
     by_trigrams = scope_size > TRIGRAMS_PAY_FROM
+
+    def few_first(query: SecretQuery) -> bool:
+        key = (query.whitelisted, query.scan_type)
+        if key not in few:
+            few[key] = _few_left(db, query)
+        left = few[key]
+        return left is not None and left <= FEW_FIRST
 
     def count(query: SecretQuery, *conditions: str) -> int:
         # Filters matching nearly every secret are counted as the matches but for them, less the few they leave out.
@@ -219,7 +261,10 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
         if query.scan_type == "repo_scan":
             rest = query.model_copy(update={"scan_type": None})
             return count(rest, *conditions) - count(rest, *conditions, UNSEEN_BY_REPOSITORY_SCANS)
-        where = _where(query, repositories, known, by_trigrams)
+        first = few_first(query)
+        if first and few[query.whitelisted, query.scan_type] == 0:
+            return 0
+        where = _where(query, repositories, known, by_trigrams and not first, few_first=first)
         for condition in conditions:
             where.add(condition)
         if len(where.parts) == len(repositories.parts):
@@ -231,11 +276,41 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     # many are met soon enough walking the sort's index, unless the page is so deep that the walk would pass more
     # secrets than there are matches to sort.
     walked = (q.offset + q.limit) * scope_size / max(total, 1)
-    walk = total > SORT_AFTER_FILTER and walked < total * WALK_PAYS
+    through_trigrams = by_trigrams and bool(q.search or any(getattr(q, name) and name not in known
+                                                            for name in TEXT_FILTERS))  # fmt: skip
+    walk = walked < total * WALK_PAYS and (
+        total > SORT_AFTER_FILTER or (through_trigrams and walked < WALK_INSTEAD_OF_TRIGRAMS)
+    )
+    bounds = {key for key in ("created_at", "updated_at") if getattr(q, key)} - {q.sort_by}
+    if bounds and q.order_by != "desc" and q.sort_by not in SPREAD_KEYS and total < scope_size * WALK_PAST_A_TIME_BOUND:
+        walk = False
     order = order_by(q.sort_by, q.order_by, SORT_COLUMNS if walk else SORT_EXPRESSIONS, "s.id")
-    where = _where(q, repositories, known, by_trigrams, walk=walk)
+    first = few_first(q)
+    where = _where(q, repositories, known, by_trigrams and not walk and not first, walk=walk, few_first=first)
     return paged(db, f"s.*, {REPO_COLUMNS}", FROM, where, order, q.limit, q.offset, count_source="FROM secrets s",
                  ids_first="s.id", total=total)  # fmt: skip
+
+
+def _newer_than_the_scope(db: Database, q: SecretQuery, scope_size: int) -> bool:
+    """Whether fewer secrets than `scope_size` were found (or changed) since the list's lower bound on when, counted
+    along that column's index up to `scope_size`."""
+    column = "created_at" if q.created_at else "updated_at" if q.updated_at else None
+    if column is None:
+        return False
+    newer = f"SELECT 1 FROM secrets WHERE {column} >= ? LIMIT {int(scope_size)}"
+    return int(db.scalar(f"SELECT count(*) FROM ({newer}) AS newer", [getattr(q, column)])) < scope_size
+
+
+def _few_left(db: Database, q: SecretQuery) -> int | None:
+    """How many secrets at most the allowlist filter (`whitelisted=true`) or a scan filter of a kind other than
+    fetches and imports leaves, counted up to FEW_FIRST + 1 from their partial indexes; None without either."""
+    if q.whitelisted:
+        source, params = "SELECT 1 FROM secrets WHERE whitelisted = 1", []
+    elif q.scan_type in ("pr_scan", "live_commit"):
+        source, params = "SELECT 1 FROM secret_sightings WHERE scan_type = ?", [q.scan_type]
+    else:
+        return None
+    return int(db.scalar(f"SELECT count(*) FROM ({source} LIMIT {max(FEW_FIRST, 0) + 1}) AS few", params))
 
 
 def _known_values(db: Database, q: SecretQuery) -> dict[str, list[str] | None]:

@@ -168,12 +168,15 @@ def paged(
         total = db.scalar(f"SELECT count(*) {counted} {where.sql}", where.params)
     if offset >= total:
         return [], int(total)  # nothing to read (a filter that matches nothing may cost a scan to say so again)
-    params = [*where.params, limit, offset]
+    # The page's bounds are written as integers, not bound: SQLite plans `col IN (...) ORDER BY ... LIMIT n` as a
+    # walk of each value's index range stopping after n rows only for an n it knows when planning (a repository
+    # filter of 100,000 secrets: 40 ms sorting them all, 0.2 ms so).
+    window = f"LIMIT {int(limit)} OFFSET {int(offset)}"
     if ids_first:
-        page = f"SELECT {ids_first} {counted} {where.sql} {order} LIMIT ? OFFSET ?"
-        rows = db.query(f"SELECT {columns} {source} WHERE {ids_first} IN ({page}) {order}", params)
+        page = f"SELECT {ids_first} {counted} {where.sql} {order} {window}"
+        rows = db.query(f"SELECT {columns} {source} WHERE {ids_first} IN ({page}) {order}", where.params)
     else:
-        rows = db.query(f"SELECT {columns} {source} {where.sql} {order} LIMIT ? OFFSET ?", params)
+        rows = db.query(f"SELECT {columns} {source} {where.sql} {order} {window}", where.params)
     return rows, int(total)
 
 

@@ -93,9 +93,14 @@ def test_an_older_database_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     db = SqliteDatabase(path).open()
     try:
-        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 9
-        columns = [row["name"] for row in db.query("SELECT name FROM pragma_index_info('secrets_author_idx')")]
-        assert columns == ["author", "severity_rank", "id"]
+        assert db.scalar("SELECT max(version) FROM schema_version") == SCHEMA_VERSION == 10
+
+        def columns(index: str) -> list[str]:
+            return [row["name"] for row in db.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", (index,))]
+
+        assert columns("secrets_author_idx") == ["author", "severity_rank", "id"]
+        assert columns("secrets_repo_email_idx") == ["repository_id", "email", "repo_count", "id"]
+        assert columns("secrets_severity_repo_count_idx") == ["severity_rank", "repo_count", "id"]
         assert db.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_insert'") == []
         assert db.query("SELECT name, indexed_through FROM search_index_progress ORDER BY name") == [
             {"name": "live_commits_fts", "indexed_through": 0},  # left to the background loop
@@ -374,16 +379,16 @@ def test_planner_statistics_are_taken_when_a_table_s_size_moves_and_readers_use_
 
     def plan() -> str:  # a reader made before the statistics, on this thread
         return " ".join(row["detail"] for row in db.query(
-            "EXPLAIN QUERY PLAN SELECT id FROM secrets s WHERE severity_rank = 4 ORDER BY repo_count DESC, id DESC"
+            "EXPLAIN QUERY PLAN SELECT id FROM secrets s WHERE rule = 'github-pat' ORDER BY entropy DESC, id DESC"
             " LIMIT 10"))  # fmt: skip
 
     try:
         store(0, 999)
         assert db.refresh_statistics() == []  # too few rows to matter
         store(999, 300)
-        assert plan().startswith("SEARCH s USING INDEX secrets_severity")  # guessed: an equality is selective
+        assert plan().startswith("SEARCH s USING INDEX secrets_rule")  # guessed: an equality is selective
         assert db.refresh_statistics() == ["secrets", "secret_sightings", "incidents"]
-        assert plan().startswith("SCAN s USING INDEX secrets_repo_count_idx")  # known: every row matches
+        assert plan().startswith("SCAN s USING INDEX secrets_entropy_idx")  # known: every row matches
         assert db.refresh_statistics() == []  # nothing moved
         db.execute("CREATE INDEX secrets_line_idx ON secrets (line, id)")  # as a migration would
         assert db.refresh_statistics() == ["secrets"]  # an index the statistics did not know

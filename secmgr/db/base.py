@@ -16,7 +16,7 @@ Params = Sequence[Any]
 T = TypeVar("T")
 Dialect = Literal["sqlite", "postgresql"]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # The distinct values of text columns that substring filters match, each in a small table of its own the ingest
 # path fills: a filter finds the matching values there, then walks the column's index. By (table, column).
 VOCABULARIES = {

@@ -131,10 +131,13 @@ CREATE INDEX IF NOT EXISTS secrets_created_idx ON secrets (created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_updated_idx ON secrets (updated_at, id);
 CREATE INDEX IF NOT EXISTS secrets_date_idx ON secrets (date, id);
 CREATE INDEX IF NOT EXISTS secrets_severity_idx ON secrets (severity_rank, id);
+-- A severity's secrets and a rule's in the default order (version 10): their deep pages are read from the index.
+CREATE INDEX IF NOT EXISTS secrets_severity_repo_count_idx ON secrets (severity_rank, repo_count, id);
 -- One severity's secrets by rule (version 9): `severity` sorted by `rule`, and `rule` sorted by `severity`, walk it
 -- in order (a rule has one severity, so walking the rule index for one severity passed whole rules of the others).
 CREATE INDEX IF NOT EXISTS secrets_severity_rule_idx ON secrets (severity_rank, rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
+CREATE INDEX IF NOT EXISTS secrets_rule_repo_count_idx ON secrets (rule, repo_count, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
 CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);
@@ -365,6 +368,12 @@ CREATE INDEX IF NOT EXISTS secrets_author_idx ON secrets (author, severity_rank,
 CREATE INDEX IF NOT EXISTS secrets_email_idx ON secrets (email, severity_rank, id);
 CREATE INDEX IF NOT EXISTS secrets_branch_idx ON secrets (branch, severity_rank, id);
 CREATE INDEX IF NOT EXISTS secrets_description_idx ON secrets (description, severity_rank, id);
+-- A repository's secrets holding a value of a vocabulary, in the default order (version 10): a text filter with
+-- `repo_ids` counted and paged from the index alone. (An import is one repository's: its rows join a few groups.)
+CREATE INDEX IF NOT EXISTS secrets_repo_rule_idx ON secrets (repository_id, rule, repo_count, id);
+CREATE INDEX IF NOT EXISTS secrets_repo_email_idx ON secrets (repository_id, email, repo_count, id);
+CREATE INDEX IF NOT EXISTS secrets_repo_branch_idx ON secrets (repository_id, branch, repo_count, id);
+CREATE INDEX IF NOT EXISTS secrets_repo_description_idx ON secrets (repository_id, description, repo_count, id);
 INSERT INTO secret_authors (author)
     SELECT DISTINCT author FROM secrets WHERE NOT EXISTS (SELECT 1 FROM secret_authors);
 INSERT INTO secret_emails (email)
