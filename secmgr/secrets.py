@@ -238,13 +238,14 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
         # The time bound leaves fewer secrets than the repositories hold: they are read first, their repository
         # checked on each (the planner, unable to tell, read 100,000 secrets of two repositories for none).
         repositories, _ = repository_scope(db, "+s.repository_id", "secret_count", scope, q.repo_ids, q.vc_ids)
-    # Values of a vocabulary are looked up first: as values, the planner can weigh them against the other filters'
-    # indexes (a subquery it could not).
     few: dict[tuple[bool | None, str | None], int | None] = {(q.whitelisted, q.scan_type): _few_left(db, q)}
     if few[q.whitelisted, q.scan_type] == 0:
         return [], 0  # nothing allowlisted, or no such scan: no other filter needs looking at
-    known = _known_values(db, q)
     by_trigrams = scope_size > TRIGRAMS_PAY_FROM
+    # Values of a vocabulary are looked up first: as values, the planner can weigh them against the other filters'
+    # indexes (a subquery it could not). In a small scope every text filter is checked on each secret instead (an
+    # author's text among 49,000 of them: 8 ms, against 0.4 for the 2,000 secrets of four repositories).
+    known = _known_values(db, q) if by_trigrams else {}
 
     def few_first(query: SecretQuery) -> bool:
         key = (query.whitelisted, query.scan_type)
