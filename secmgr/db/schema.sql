@@ -133,11 +133,14 @@ CREATE INDEX IF NOT EXISTS secrets_date_idx ON secrets (date, id);
 CREATE INDEX IF NOT EXISTS secrets_severity_idx ON secrets (severity_rank, id);
 -- A severity's secrets and a rule's in the default order (version 10): their deep pages are read from the index.
 CREATE INDEX IF NOT EXISTS secrets_severity_repo_count_idx ON secrets (severity_rank, repo_count, id);
--- One severity's secrets by rule (version 9): `severity` sorted by `rule`, and `rule` sorted by `severity`, walk it
--- in order (a rule has one severity, so walking the rule index for one severity passed whole rules of the others).
+-- One severity's secrets by rule (version 9): `severity` sorted by `rule` walks it in order (walking the rule index
+-- for one severity passed whole rules of the others).
 CREATE INDEX IF NOT EXISTS secrets_severity_rule_idx ON secrets (severity_rank, rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_idx ON secrets (rule, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_repo_count_idx ON secrets (rule, repo_count, id);
+-- A rule's secrets by severity (version 10): each matching rule's range in order (a rule may carry more than one
+-- severity, from reports that give their own).
+CREATE INDEX IF NOT EXISTS secrets_rule_severity_idx ON secrets (rule, severity_rank, id);
 CREATE INDEX IF NOT EXISTS secrets_rule_created_idx ON secrets (rule, created_at, id);
 CREATE INDEX IF NOT EXISTS secrets_file_idx ON secrets (file, id);
 CREATE INDEX IF NOT EXISTS secrets_entropy_idx ON secrets (entropy, id);

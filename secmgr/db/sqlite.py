@@ -84,8 +84,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Version 9: the vocabulary columns' indexes hold the severity too; schema.sql makes them again, and the index of
     # a repository's secrets by severity, and one of a severity's by rule.
     9: tuple(f"DROP INDEX IF EXISTS secrets_{column}_idx" for column in ("author", "email", "branch", "description")),
-    # Version 10: indexes of a severity's and a rule's secrets in the default order, and of a repository's by each
-    # vocabulary column; schema.sql makes them.
+    # Version 10: indexes of a severity's and a rule's secrets in the default order, of a rule's by severity, and of
+    # a repository's by each vocabulary column; schema.sql makes them.
     10: (),
 }
 
