@@ -72,7 +72,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -103,6 +103,8 @@ BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 HEREDOC = re.compile(r"^\s*<<<?[-~]?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$")
 CONTINUATION = re.compile(r"^\s*\\$")
 # `"X-Auth-Token" to "…"`: Kotlin's pair, a quoted name then `to` then a quoted value.
+WORDS_ONLY = re.compile(r"[^\W\d_]+(?:['’ -]+[^\W\d_]+)+")
+TUPLE_KEY = re.compile(r"\{\s*:?$")
 PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
 # A C string copy into a secret-named field: strcpy(cfg.password, "…"), strncpy(c->pass, …), strlcpy, lstrcpyA.
 COPY_CALL = re.compile(
@@ -115,6 +117,9 @@ ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string ins
 NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?name[\"']?\s*:\s*[\"']?$")
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*:\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
+XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
+XML_VALUE_ELEMENT = re.compile(r"\s*<(?:string|value)>(?=[^<\s])")
+VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
@@ -148,6 +153,8 @@ def _gate() -> LineGate:
             f"{name}{closing}{separator}<<<?[-~]?[\"']?[A-Za-z_][0-9A-Za-z_]*[\"']?{space}*$",
             f"{name}{space}*[=:]{space}*\\\\$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
+            f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
+            f"{name}{closing}{separator}\\{{{space}*$",
         ),
     )
 
@@ -163,6 +170,11 @@ READS_BELOW["assignment"] = (
     # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
     (b"<<", re.compile(_HEREDOC_START, re.MULTILINE), lambda path: True),
     (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
+    # `<key>APIPassword</key>` / `<name>fs.s3a.secret.key</name>`, then the value's element on the line below.
+    (b"</key>", re.compile(rb"<key>" + _NAMED + rb"</key>[ \t\r]*$", re.MULTILINE), lambda path: True),
+    (b"</name>", re.compile(rb"<name>" + _NAMED + rb"</name>[ \t\r]*$", re.MULTILINE), lambda path: True),
+    # `"adminPassword": {`, then `"value": "…"` on the line below.
+    (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
 
 
@@ -263,6 +275,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
             return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
+        if TUPLE_KEY.search(line, max(0, start - 4), start) and line[found.end() : found.end() + 1] in QUOTES:
+            return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value
         if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
             return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
         return (found.end(), "argument") if quoted_name else None
@@ -351,6 +365,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
+    if kind != "password" and WORDS_ONLY.fullmatch(value):
+        return None  # "token": "Jeton d'accès": a translation of the word, in any language
     if _identifier_like(value, words=kind != "password" or not direct):
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
@@ -418,6 +434,10 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
     if BLOCK.match(rest):
         return _block_value(lines, index)
     text = lines[index + 1]
+    if VALUE_OBJECT.match(rest):
+        entry = VALUE_ENTRY.match(text)
+        found = _value_at(text, entry.end(), False) if entry is not None else None
+        return (index + 1, found[0], found[1]) if found is not None and found[2] else None
     heredoc = HEREDOC.match(rest)
     if heredoc is not None:
         if index + 2 >= len(lines) or lines[index + 2].strip() != heredoc.group(2) or not text.strip():
@@ -433,8 +453,20 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
 
 def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tuple[int, int] | None:
     """Where the value of a name/value entry starts (its line and column) when the name from `start` to `end` is
-    the entry's `name`: on the line below (`- name: X` / `value: …`) or beside it (`"name": "X", "value": …`)."""
+    the entry's `name`: on the line below (`- name: X` / `value: …`) or beside it (`"name": "X", "value": …`); in
+    XML, a property list's `<key>X</key>` or Hadoop's `<name>X</name>` and the element after it, on the same line
+    or the next (`<string>…</string>`, `<value>…</value>`)."""
     line = lines[index]
+    xml_name = XML_NAME.search(line, max(0, start - 10), start)
+    if xml_name is not None and line.startswith(f"</{xml_name.group(1)}>", end):
+        after = end + len(xml_name.group(1)) + 3
+        beside = XML_VALUE_ELEMENT.match(line, after)
+        if beside is not None:
+            return index, beside.end()
+        if line[after:].strip() or index + 1 >= len(lines):
+            return None
+        below = XML_VALUE_ELEMENT.match(lines[index + 1])
+        return (index + 1, below.end()) if below is not None else None
     if not NAME_ENTRY.search(line, max(0, start - 40), start):
         return None
     beside = VALUE_BESIDE.match(line, end)
@@ -520,8 +552,14 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
-    if kind is None or re.search(r"public\s+$", line[max(0, start - 12) : start], re.IGNORECASE):
-        return  # (`# public key: age1…`: a public key, named in words)
+    if kind is None:
+        return
+    if (
+        kind != "password"
+        and not name.startswith("$")
+        and re.search(r"public\s+$", line[max(0, start - 12) : start], re.I)
+    ):
+        return  # `# public key: age1…`: a public key, named in words (not PHP's `public $secret = …`)
     rule = "generic-password" if kind == "password" else "generic-api-key"
     element = _xml_element(line, start, end)
     if element is not None:
