@@ -139,11 +139,18 @@ def _column_values(
         fields = fields_of(lines[index])
         for column in columns:
             value = fields[column].strip() if column < len(fields) else ""
-            signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
-            if signal == "placeholder" or filters.looks_like_code(value):
-                continue
-            if " " in value and (filters.prose(value) or filters.wordy(value)):
-                continue  # `The password used to log in`, `read from Vault`: a description
-            confidence = "low" if signal == "contrived" or filters.hand_typed(value) else "high"
-            column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
-            yield Candidate("csv-credentials", index, column_at, value, confidence, value)
+            confidence = column_confidence(value)
+            if confidence is not None:
+                column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
+                yield Candidate("csv-credentials", index, column_at, value, confidence, value)
+
+
+def column_confidence(value: str) -> str | None:
+    """A value in a password, secret or token column (of a table, an export, a dump) judged as a password slot: None
+    for a stand-in, code or a description, `low` for a hand-made one, else `high`."""
+    signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
+    if signal == "placeholder" or filters.looks_like_code(value):
+        return None
+    if " " in value and (filters.prose(value) or filters.wordy(value)):
+        return None  # `The password used to log in`, `read from Vault`: a description
+    return "low" if signal == "contrived" or filters.hand_typed(value) else "high"

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterator, Sequence
 
-from .. import filters
 from . import LONG_LINE, READS_BELOW, UNMARKED_BELOW, Candidate, analyser
-from .credentials_files import SECRET_COLUMN
+from .credentials_files import SECRET_COLUMN, column_confidence
 
 SQL_SUFFIXES = (".sql", ".psql", ".mysql")
 NAME = r"[\w$.`\"\[\]]+"
@@ -103,14 +102,7 @@ def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
 def _judged(value: str) -> str | None:
     """The confidence for a value of a secret column, or None for no credential (as a CSV export's column)."""
     value = value.strip()
-    if len(value) < 6 or HASHED.fullmatch(value):
-        return None
-    signal = filters.slot_signal(value)
-    if signal == "placeholder" or filters.looks_like_code(value):
-        return None
-    if " " in value and (filters.prose(value) or filters.wordy(value)):
-        return None
-    return "low" if signal == "contrived" or filters.hand_typed(value) else "high"
+    return None if HASHED.fullmatch(value) else column_confidence(value)
 
 
 @analyser("sql-credentials")
