@@ -325,13 +325,18 @@ def test_sorted_after_filter_and_along_a_sort_index_give_the_same_pages(
     queries += ["file=dir1&sort_by=date&limit=3", f"file=dir2&repo_ids={c}&order_by=desc&limit=3&page=2",
                 f"rule=generic&repo_ids={c}&limit=4&page=2", "rule=generic&limit=4&page=3",
                 "created_at=2020-01-01&sort_by=severity&limit=4&page=2",
-                "created_at=2020-01-01&sort_by=rule&order_by=desc&limit=4&page=2"]  # fmt: skip
+                "created_at=2020-01-01&sort_by=rule&order_by=desc&limit=4&page=2",
+                f"created_at=2020-01-01&repo_ids={c}&sort_by=entropy&limit=4"]  # fmt: skip
     monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", -1)
     sorted_after_filter = {query: [s["id"] for s in items(world, query)] for query in queries}
     monkeypatch.setattr(secrets, "SORT_AFTER_FILTER", 0)
     along_the_index = {query: [s["id"] for s in items(world, query)] for query in queries}
     assert along_the_index == sorted_after_filter
     assert {query: len(ids) for query, ids in along_the_index.items() if len(ids) < 3} == {}
+    # A time bound leaving fewer secrets than the repositories hold is read first (the repositories checked on each).
+    assert items(world, f"created_at=2999-01-01&repo_ids={c}") == []
+    newest = max(s["created_at"] for s in items(world, f"repo_ids={c}&sort_by=created_at&order_by=desc&limit=1"))
+    assert len(items(world, f"created_at={newest}&repo_ids={c}&limit=100")) >= 1
 
 
 @pytest.mark.parametrize("query, loc", [
