@@ -22,7 +22,7 @@ from .findings_query import (
 )
 from .ids import Id, Ids
 from .severity import RANK, Severity
-from .sql import Where, holds_text, like_pattern, order_by, paged, repository_scope
+from .sql import Where, count_up_to, holds_text, like_pattern, order_by, paged, repository_scope
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -237,7 +237,7 @@ def list_secrets(db: Database, q: SecretQuery, scope: int | None) -> tuple[list[
     if repositories.parts and _newer_than_the_scope(db, q, scope_size):
         # The time bound leaves fewer secrets than the repositories hold: they are read first, their repository
         # checked on each (the planner, unable to tell, read 100,000 secrets of two repositories for none).
-        repositories, _ = repository_scope(db, "+s.repository_id", "secret_count", scope, q.repo_ids, q.vc_ids)
+        repositories = repositories.kept_from_index("s.repository_id")
     few: dict[tuple[bool | None, str | None], int | None] = {(q.whitelisted, q.scan_type): _few_left(db, q)}
     if few[q.whitelisted, q.scan_type] == 0:
         return [], 0  # nothing allowlisted, or no such scan: no other filter needs looking at
@@ -298,8 +298,8 @@ def _newer_than_the_scope(db: Database, q: SecretQuery, scope_size: int) -> bool
     column = "created_at" if q.created_at else "updated_at" if q.updated_at else None
     if column is None:
         return False
-    newer = f"SELECT 1 FROM secrets WHERE {column} >= ? LIMIT {int(scope_size)}"
-    return int(db.scalar(f"SELECT count(*) FROM ({newer}) AS newer", [getattr(q, column)])) < scope_size
+    newer = f"SELECT 1 FROM secrets WHERE {column} >= ?"
+    return count_up_to(db, newer, [getattr(q, column)], scope_size) < scope_size
 
 
 def _few_left(db: Database, q: SecretQuery) -> int | None:
@@ -311,7 +311,7 @@ def _few_left(db: Database, q: SecretQuery) -> int | None:
         source, params = "SELECT 1 FROM secret_sightings WHERE scan_type = ?", [q.scan_type]
     else:
         return None
-    return int(db.scalar(f"SELECT count(*) FROM ({source} LIMIT {max(FEW_FIRST, 0) + 1}) AS few", params))
+    return count_up_to(db, source, params, max(FEW_FIRST, 0) + 1)
 
 
 def _known_values(db: Database, q: SecretQuery) -> dict[str, list[str] | None]:

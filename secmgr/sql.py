@@ -77,6 +77,13 @@ class Where:
         """Rows of the repositories the group scope, `repo_ids` and `vc_ids` allow."""
         return self.in_scope(repo_column, scope).any_of(repo_column, repo_ids).in_vcs(repo_column, vc_ids)
 
+    def kept_from_index(self, column: str) -> Where:
+        """A copy whose conditions on `column` are written `+column …`: the planner reads them on each row found
+        through another index instead of through the column's own."""
+        other = self.copy()
+        other.parts = [f"+{part}" if part.startswith(f"{column} ") else part for part in self.parts]
+        return other
+
     def copy(self) -> Where:
         other = Where()
         other.parts, other.params = list(self.parts), list(self.params)
@@ -126,6 +133,11 @@ def repository_scope(
         return subqueries, total
     ids = [row["id"] for row in db.query(f"SELECT id FROM repos {allowed.sql} ORDER BY id", allowed.params)]
     return (Where().add(f"{repo_column} IN ({placeholders(ids)})", *ids) if ids else Where().add("1 = 0")), total
+
+
+def count_up_to(db: Db, rows: str, params: Sequence[Any], most: int) -> int:
+    """How many rows the query `rows` gives, counted no further than `most` (it stops reading there)."""
+    return int(db.scalar(f"SELECT count(*) FROM ({rows} LIMIT {max(int(most), 0)}) AS counted", params))
 
 
 def like_pattern(text: str) -> str:
