@@ -177,15 +177,18 @@ class Detector:
         """What marks a line that can matter to a scan, for history to hand on only those (Hyperscan; None without
         it, or when an expression would not compile): a line rule's loosened expression (or its keywords), an
         analyser's gate (its rules' keywords when it has none), a keyword that makes a text be read whole, a YAML
-        block scalar, what the decoder reads, a byte that is not ASCII after one that is (a text's first line is
-        the caller's to keep), the start of a colour code. A line none of them marks gives no finding and changes
-        nothing in how other lines are read, but after a line a gate's `reaching` expression matched. `also`:
-        more fixed strings that mark a line (ASCII case ignored)."""
+        block scalar, the decoder's escapes and encoded keywords, a byte that is not ASCII after one that is (a
+        text's first line is the caller's to keep), the start of a colour code. A line none of them marks gives no
+        finding and changes nothing in how other lines are read, but after a line a gate's `reaching` expression
+        matched. `also`: more fixed strings that mark a line (ASCII case ignored)."""
         if not self.accelerated or self.every_line:
             return None
         if also not in self._marks:
             accelerator = self._accelerator or self._accelerate()
-            exact: list[str] = list(decode.MARKS)
+            # The decoder's marks but its first (a base64 run with a capital and a digit, in one line of code in
+            # fifteen): of the lines it alone marks, history's fixed-string filter keeps only those holding a keyword
+            # or an encoded one, and encoded keywords are marks of their own (below).
+            exact: list[str] = list(decode.MARKS[1:])
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
             # keyword of what they spell)
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)
@@ -212,7 +215,7 @@ class Detector:
                     caseless += gate.expressions
                     reaching += gate.reaching
                     elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
-            literals = (*self.context_keywords, "sealedsecret", *also)
+            literals = (*self.context_keywords, *self.encoded_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
             expressions = [e.encode() for e in (*exact, *caseless, *reaching, *(e for e, _ in elsewhere))]
             flags = [0] * len(exact) + [prefilter.CASELESS] * (len(expressions) - len(exact))
