@@ -3,6 +3,10 @@ fills (`slot_signal`, the `password-slot` validator), and what a finding's confi
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
+
 import pytest
 
 from secmgr.scanner import filters
@@ -11,6 +15,13 @@ from secmgr.scanner.rules import default_rules
 from secmgr.scanner.validators import VALIDATORS
 
 DETECTOR = Detector(default_rules())
+
+
+def b64(value: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1Jd5Fs0Ga2Rw8"
 
 
 @pytest.mark.parametrize(
@@ -225,3 +236,54 @@ def test_aws_documentations_example_values_stand_in_at_any_length() -> None:
 def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_key(value: str) -> None:
     assert DETECTOR.scan_document(f"password: {value}\n", "config.yml")
     assert DETECTOR.scan_document(f'KEY_AGREEMENT = "{value.lower()}"\n', "crypto.py") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # the word in another language, as translation files give it, is not a password
+        ("locales/de.json", '{"login": {"password": "Passwort"}}', False),
+        ("i18n/messages_es.properties", "login.password=Contraseña", False),
+        ("locales/fr.json", '{"password": "Mot de passe"}', False),
+        ("config/app.json", '{"password": "Xq7-Passwort-9Lm"}', True),
+        # PowerShell: a cmdlet or a parameter's name where a value would be, and a literal given to one
+        ("rotate.ps1", '$secret = Get-AzKeyVaultSecret -VaultName $Vault -Name "storage-key" -AsPlainText', False),
+        ("rotate.ps1", "$password = ConvertTo-SecureString -String $plain -AsPlainText -Force", False),
+        ("rotate.ps1", '$password = "Kp9-vLq2mZ7xR"', True),
+        # an Azure App Service reference to Key Vault holds the secret's address, not the secret
+        ("appsettings.json", '"ClientSecret": "@Microsoft.KeyVault(VaultName=kv-prod;SecretName=aad-secret)"', False),
+        ("appsettings.json", '"ClientSecret": "Wq8~Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Ks8NeQ"', True),
+        # public by design: a Mapbox public token, PostgREST's anon role; a service role is not
+        (
+            "map.js",
+            'mapboxgl.accessToken = "pk.eyJ1IjoiYWNtZSIsImEiOiJjbHBmZHV0d3ZxdDNraTV5In0.fs6wZ8Qm2Lx9Kp4Wv8Tn";',
+            False,
+        ),
+        (
+            "supabase.ts",
+            f'const SUPABASE_KEY = "{HEADER}.{b64({"iss": "supabase", "role": "anon"})}.{SIGNATURE}";',
+            False,
+        ),
+        (
+            "admin.ts",
+            f'const SUPABASE_KEY = "{HEADER}.{b64({"iss": "supabase", "role": "service_role"})}.{SIGNATURE}";',
+            True,
+        ),
+    ],
+)
+def test_translations_cmdlets_references_and_public_values_are_not_secrets(path: str, text: str, found: bool) -> None:
+    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+
+
+def test_an_npm_token_is_high_only_with_its_checksum() -> None:
+    body = "Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0"
+    valid = "npm_" + body + VALIDATORS["github-checksum"].__globals__["_base62"](zlib.crc32(body.encode()), 6)
+    tags = {m.secret: m.tags for m in DETECTOR.scan_document(f"NPM_TOKEN={valid}\nOTHER={valid[:-1]}Q\n", ".env")}
+    assert "confidence:high" in tags[valid] and "confidence:medium" in tags[valid[:-1] + "Q"]
+
+
+def test_jwt_ios_example_is_kept_low_whatever_finds_it() -> None:
+    example = f"{HEADER}.{b64({'sub': '1234567890', 'name': 'John Doe', 'iat': 1516239022})}.{SIGNATURE}"
+    for text, path in [(f"Authorization: Bearer {example}", "auth.md"), (f'TOKEN = "{example}"', "client.py")]:
+        found = DETECTOR.scan_document(text + "\n", path)
+        assert found and all(m.confidence == "low" for m in found), found

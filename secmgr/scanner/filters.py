@@ -8,6 +8,8 @@ looks like.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from urllib.parse import unquote
 
@@ -16,7 +18,7 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager"""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\("""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -356,6 +358,18 @@ CODE = re.compile(
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
     re.IGNORECASE,
 )
+# PowerShell: a cmdlet (one of the approved verbs, a hyphen, a noun in Pascal case) or a parameter's name, as in
+# `$secret = Get-AzKeyVaultSecret -VaultName $v` or `$password = ConvertTo-SecureString -String $plain`.
+POWERSHELL = re.compile(
+    r"(?:Add|Approve|Assert|Backup|Block|Build|Checkpoint|Clear|Close|Compare|Complete|Compress|Confirm|Connect"
+    r"|Convert|ConvertFrom|ConvertTo|Copy|Debug|Deny|Deploy|Disable|Disconnect|Dismount|Edit|Enable|Enter|Exit"
+    r"|Expand|Export|Find|Format|Get|Grant|Group|Hide|Import|Initialize|Install|Invoke|Join|Limit|Lock|Measure"
+    r"|Merge|Mount|Move|New|Open|Optimize|Out|Ping|Pop|Protect|Publish|Push|Read|Receive|Redo|Register|Remove"
+    r"|Rename|Repair|Request|Reset|Resize|Resolve|Restart|Restore|Resume|Revoke|Save|Search|Select|Send|Set|Show"
+    r"|Skip|Split|Start|Step|Stop|Submit|Suspend|Switch|Sync|Test|Trace|Unblock|Undo|Uninstall|Unlock|Unprotect"
+    r"|Unpublish|Unregister|Update|Use|Wait|Watch|Write)-[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*"
+    r"|-[A-Z][a-z]+(?:[A-Z][a-z]+)*"
+)
 
 
 # The base64 of a SubjectPublicKeyInfo's first bytes (EC P-256 and P-384, RSA 2048 and 4096, Ed25519, X25519): a
@@ -368,7 +382,30 @@ def is_public_key(value: str) -> bool:
     return value.startswith(PUBLIC_KEY_DER)
 
 
+def published_claims(payload: dict[str, object]) -> str | None:
+    """What a JSON Web Token's claims say of it: `public` for PostgREST's and Supabase's anon role (a key for
+    browsers, limited by row-level security), `example` for jwt.io's published example (which test data copies
+    as a stand-in for a real token: kept, at low confidence), else None."""
+    if payload.get("role") == "anon":
+        return "public"
+    return "example" if payload.get("sub") == "1234567890" and payload.get("name") == "John Doe" else None
+
+
+def published_jwt(secret: str) -> str | None:
+    """published_claims of a value that is a JSON Web Token, else None."""
+    parts = secret.split(".")
+    if len(parts) != 3 or not secret.startswith("eyJ"):
+        return None
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except ValueError:
+        return None
+    return published_claims(payload) if isinstance(payload, dict) else None
+
+
 def looks_like_code(value: str) -> bool:
+    if POWERSHELL.fullmatch(value):
+        return True
     found = CODE.search(value)
     if found is None:
         return False

@@ -84,7 +84,8 @@ def jwt(secret: str) -> str | None:
         return "medium" if "enc" in header else None  # an encrypted token's second part is a key, not JSON
     if str(header.get("alg", "")).lower() != "none" and (len(parts) < 3 or len(parts[2]) < 16):
         return None
-    return "high"
+    published = filters.published_claims(payload)
+    return None if published == "public" else "low" if published == "example" else "high"
 
 
 def decoded_credentials(encoded: str) -> tuple[str, str] | None:

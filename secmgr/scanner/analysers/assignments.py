@@ -302,9 +302,12 @@ QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?nam
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
 
-def _public_point(value: str) -> bool:
-    """An uncompressed elliptic-curve point in base64url (65 bytes from 0x04: a VAPID or ECDH public key), which
-    is published with the application, not kept."""
+def _published_value(value: str) -> bool:
+    """A value published with the application, not kept: an uncompressed elliptic-curve point in base64url (65
+    bytes from 0x04: a VAPID or ECDH public key), a Mapbox public token (`pk.` and base64url JSON; secret ones
+    start `sk.`)."""
+    if value.startswith("pk.eyJ"):
+        return True
     if len(value) not in (87, 88) or not value.startswith("B"):
         return False
     raw = b64decode_loose(value)
@@ -331,7 +334,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or QUERY_SYNTAX.search(value)
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
-        or _public_point(value)
+        or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
     )
@@ -363,6 +366,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         signal = filters.slot_signal(value)
     if signal == "placeholder" or (not quoted and filters.looks_like_code(value)) or filters.prose(value):
         return None
+    if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
+        return None  # "password": "Passwort": a translation of the word
     if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if kind != "password" and WORDS_ONLY.fullmatch(value):
