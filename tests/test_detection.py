@@ -251,3 +251,25 @@ def test_only_known_rules_are_marked_by_their_keywords_alone() -> None:
     accelerator = DETECTOR._accelerator or DETECTOR._accelerate()
     always = sorted(DETECTOR.line_rules[i].id for i in accelerator.rules.always)
     assert always == ["saas-api-key-in-context"]  # a hundred providers' names, marked by them
+
+
+def test_a_command_continued_over_lines_is_read_as_one() -> None:
+    detector = Detector(default_rules())
+    script = [
+        "ldapsearch -x \\",  # shell
+        "  -D 'uid=reader,dc=corp' \\",
+        "  -w 'Vb7#qLm2-Rt9xK' \\",
+        "  -b 'dc=corp'",
+        "echo done",
+        "sqlplus -s ^",  # cmd.exe: the user/password one line below
+        "  -L report/Qm7Zr2Lx9Kp4@orcl ^",
+        "  @monthly.sql",
+    ]
+    found = {(m.rule.id, m.line, m.start_column, m.secret) for m in detector.scan_lines(script, "export.sh")}
+    assert ("ldap-cli-bind-password", 3, 7, "Vb7#qLm2-Rt9xK") in found, found
+    assert ("oracle-cli-credentials", 7, 13, "Qm7Zr2Lx9Kp4") in found, found
+    # every secret is shown where it was written, never across a line's end; a line on its own is left to itself
+    cut = ["redis-cli -h cache.corp \\", "  -a Qm7Zr2\\", "Lx9Kp4 ping"]
+    for m in detector.scan_lines(cut, "ping.sh"):
+        assert cut[m.line - 1][m.start_column - 1 : m.end_column] == m.secret
+    assert [m.line for m in detector.scan_lines(["redis-cli -a 'Qm7Zr2Lx9Kp4' \\", "  ping"], "ping.sh")] == [1]

@@ -5,6 +5,7 @@ entropy, the rule's allowlists, the placeholder filter, validation and a confide
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,6 +33,11 @@ GENERIC = "generic-"
 BLOCK_SCALAR = r"[:=][ \t\r\f\v]*[|>][+-]?[0-9]?[ \t\r\f\v]*$"
 ANSI_COLOUR = re.compile("\x1b\\[[0-9;]*m")
 MARKED_BY_KEYWORDS = 100  # see Detector.line_marks
+# A command going on on the next line: `\` (shells, Dockerfiles), ` ^` (cmd.exe), `` ` `` (PowerShell) at a line's end
+CONTINUES = r"(?:\\|[ \t][\^`])\r?$"
+CONTINUED = re.compile(CONTINUES)
+CONTINUED_ANYWHERE = re.compile(CONTINUES, re.MULTILINE)
+LINE_ENDS_GOING_ON = (b"\\\n", b"\\\r\n", b"^\n", b"^\r\n", b"`\n", b"`\r\n")  # (history's lines end so)
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -137,6 +143,15 @@ class Detector:
                                 for _, _, counts in READS_BELOW.get(name, ())]  # fmt: skip
         self._marks: dict[tuple[str, ...], LineMarking] = {}
         self._unkeyed_marks: prefilter.LineMarks | None = None
+        # Commands continued over several lines (rules with `continued`), read as one line; history reads a file
+        # diff whole when a line holding one of their keywords goes on below.
+        self._continued = [rule for rule in self.line_rules if rule.continued]
+        self._continued_keywords = sorted({k for rule in self._continued for k in rule.keywords})
+        self._continued_bytes = [k.encode() for k in self._continued_keywords]
+        self._command_goes_on = re.compile(
+            ("(?:" + "|".join(re.escape(k) for k in self._continued_keywords) + ")[^\n]*" + CONTINUES).encode(),
+            re.MULTILINE,
+        )
 
     @property
     def every_line(self) -> bool:
@@ -164,9 +179,19 @@ class Detector:
             return True
         if decode.is_mail(path) and b"content-transfer-encoding" in lowered:
             return True  # a saved message's base64 bodies, whose lines are read out together
+        if self._goes_on(text, lowered):
+            return True  # a command continued on lines that hold no keyword
         return any(
             counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
         )
+
+    def _goes_on(self, text: bytes, lowered: bytes) -> bool:
+        """Whether a line holding a keyword of a rule with `continued` goes on to the next line."""
+        if not self._continued or not (
+            any(end in text for end in LINE_ENDS_GOING_ON) or text.rstrip(b"\r").endswith((b"\\", b"^", b"`"))
+        ):
+            return False
+        return any(k in lowered for k in self._continued_bytes) and bool(self._command_goes_on.search(lowered))
 
     def looks_for_a_header(self, path: str) -> bool:
         """Whether history looks in this file's whole diff for a line no mark keeps, after which the lines below are
@@ -217,6 +242,9 @@ class Detector:
                     elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
             literals = (*self.context_keywords, *self.encoded_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
+            caseless += [
+                prefilter.literal(k.encode()).decode() + "[^\\n]*" + CONTINUES for k in self._continued_keywords
+            ]
             expressions = [e.encode() for e in (*exact, *caseless, *reaching, *(e for e, _ in elsewhere))]
             flags = [0] * len(exact) + [prefilter.CASELESS] * (len(expressions) - len(exact))
             first = len(exact) + len(caseless)
@@ -288,6 +316,8 @@ class Detector:
             if index not in allowed:
                 found += self._line_matches(lines[index], index, path, commit, chosen)
         lowered = text.lower()
+        if self._continued and _continues(text) and any(k in lowered for k in self._continued_keywords):
+            found += self._continued_matches(lines, allowed, path, commit)
         present = self._present(text, lowered)
         if self.text_rules:
             found += self._text_matches(text, present, allowed, path, commit)
@@ -454,11 +484,41 @@ class Detector:
                 continue
             assert rule.regex is not None
             for found in rule.regex.finditer(line):
-                group = rule.secret_group or (1 if rule.regex.groups else 0)
-                secret = found.group(group) or found.group(0)
-                start = found.start(group) if found.group(group) else found.start()
+                secret, start = _secret_of(rule, found)
                 candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
                 yield from self._accept(rule, candidate, line, path, commit)
+
+    def _continued_matches(self, lines: list[str], allowed: set[int], path: str, commit: str) -> Iterator[Match]:
+        """What the rules with `continued` find in a command continued over several lines, read as one line (the
+        continuations taken out, the pieces joined by a space); each secret on the line it was written on (one
+        running over a line's end is not one), those found in one line alone left to that line's own scan."""
+        first = 0
+        while first < len(lines):
+            last = first
+            while last + 1 < len(lines) and CONTINUED.search(lines[last]):
+                last += 1
+            if last > first:
+                pieces = [CONTINUED.sub("", line) for line in lines[first:last]] + [lines[last]]
+                joined = " ".join(pieces)
+                starts = list(itertools.accumulate((len(piece) + 1 for piece in pieces[:-1]), initial=0))
+                lowered = joined.lower()
+                for rule in self._continued:
+                    if not self._applies(rule, path) or not any(k in lowered for k in rule.keywords):
+                        continue
+                    assert rule.regex is not None
+                    for found in rule.regex.finditer(joined):
+                        secret, start = _secret_of(rule, found)
+                        piece = bisect.bisect_right(starts, start) - 1
+                        column = start - starts[piece]
+                        alone = starts[piece] <= found.start() and found.end() <= starts[piece] + len(pieces[piece])
+                        if alone or column + len(secret) > len(pieces[piece]):
+                            continue  # all on one line, or over a line's end
+                        if first + piece not in allowed:
+                            candidate = Candidate(
+                                rule.id, first + piece, column, secret, rule.confidence, found.group(0)
+                            )
+                            yield from self._accept(rule, candidate, lines[first + piece], path, commit)
+            first = last + 1
 
     def _present(self, text: str, lowered: str) -> set[str]:
         """Which keywords of the multi-line rules and the analysers' rules `text` holds (ASCII case ignored)."""
@@ -616,6 +676,23 @@ def _line_of(starts: list[int], offset: int) -> int:
         else:
             high = middle - 1
     return low
+
+
+def _continues(text: str) -> bool:
+    """Whether a line of the text ends in a continuation (CONTINUES), looked for as fixed strings first."""
+    ends = (end.decode() for end in LINE_ENDS_GOING_ON)
+    return (any(end in text for end in ends) or text.rstrip("\r").endswith(("\\", "^", "`"))) and bool(
+        CONTINUED_ANYWHERE.search(text)
+    )
+
+
+def _secret_of(rule: Rule, found: re.Match[str]) -> tuple[str, int]:
+    """A rule's match's secret (its secret group, else its first, else the whole match) and where it starts."""
+    assert rule.regex is not None
+    group = rule.secret_group or (1 if rule.regex.groups else 0)
+    if found.group(group):
+        return found.group(group), found.start(group)
+    return found.group(0), found.start()
 
 
 def _deduplicated(matches: Iterable[Match]) -> list[Match]:

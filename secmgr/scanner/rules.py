@@ -3,9 +3,11 @@
 Our fields: `severity`; `confidence` (high, medium, low: how sure a match of the rule is, before validation);
 `validate` (a validator's name, see validators.py: a valid checksum or structure raises the confidence);
 `analyser` (instead of `regex`: a structure-aware analyser of analysers/ produces the rule's candidates);
-`multiline` (the regex runs over the whole text, not line by line); `placeholders = false` (the shared
-placeholder filter does not apply: a key's body may hold anything); `examples` and `counterexamples` (texts the
-rule must and must not find, each a string or `{text, path}`; the test suite checks every one).
+`multiline` (the regex runs over the whole text, not line by line); `continued` (a command's rule: its regex also
+runs over a command continued on the next lines, a backslash, `^` or a backtick ending each, read as one line);
+`placeholders = false` (the shared placeholder filter does not apply: a key's body may hold anything); `examples`
+and `counterexamples` (texts the rule must and must not find, each a string or `{text, path}`; the test suite
+checks every one).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class Rule:
     validate: str = ""
     analyser: str = ""
     multiline: bool = False
+    continued: bool = False
     placeholders: bool = True  # whether the shared placeholder filter applies (not to a key's body)
     examples: tuple[Example, ...] = ()
     counterexamples: tuple[Example, ...] = ()
@@ -121,6 +124,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         validate=data.get("validate", ""),
         analyser=data.get("analyser", ""),
         multiline=bool(data.get("multiline", False)),
+        continued=bool(data.get("continued", False)),
         placeholders=bool(data.get("placeholders", True)),
         examples=_examples(data.get("examples", [])),
         counterexamples=_examples(data.get("counterexamples", [])),
