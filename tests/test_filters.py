@@ -287,3 +287,17 @@ def test_jwt_ios_example_is_kept_low_whatever_finds_it() -> None:
     for text, path in [(f"Authorization: Bearer {example}", "auth.md"), (f'TOKEN = "{example}"', "client.py")]:
         found = DETECTOR.scan_document(text + "\n", path)
         assert found and all(m.confidence == "low" for m in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('local REDIS_AUTH = "Zov~kRHqlYVdN0YNh3g"', True),  # 19 characters of four classes under a weak name
+        ('API_KEY = "Rq8vLm2Xz9Tk4WpN"', True),
+        ('server_nonce = "3rfcNHYJY1ZVvWVs7j"', False),  # a nonce needs a value of full strength
+        ('cache_key = "UserProfileView2"', False),  # words in camel case
+        ('key = "checkout-2024-q3"', False),
+    ],
+)
+def test_a_weak_name_takes_a_short_value_only_when_it_looks_generated(text: str, found: bool) -> None:
+    assert bool(DETECTOR.scan_document(text + "\n", "settings.lua")) is found, DETECTOR.scan_document(text + "\n", "x")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from urllib.parse import unquote
 
 from .. import filters
+from ..rules import shannon_entropy
 from ..validators import b64decode_loose
 from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
@@ -302,6 +303,20 @@ QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?nam
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
 
+def _generated_short(value: str) -> bool:
+    """A value a little short of `high` strength that still looks generated: 16 to 19 characters of three classes
+    or more, each letter case and digits mixed through it (`Zov~kRHqlYVdN0YNh3g`), not words in camel case."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    return (
+        16 <= len(value) < 20
+        and classes >= 3
+        and " " not in value
+        and shannon_entropy(value) >= 3.7
+        and not filters.camel_words(value)
+        and not re.search(r"[a-z]{5}", value)
+    )
+
+
 def _published_value(value: str) -> bool:
     """A value published with the application, not kept: an uncompressed elliptic-curve point in base64url (65
     bytes from 0x04: a VAPID or ECDH public key), a Mapbox public token (`pk.` and base64url JSON; secret ones
@@ -393,7 +408,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if not quoted and value[-1] in "(.":
         return None
     strength = filters.strength(value)
-    if kind == "weak" and strength != "high":
+    if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None
     if spaced and strength == "low":
         return None  # `token is` in prose: a value after a space alone must look generated
