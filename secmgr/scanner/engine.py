@@ -173,7 +173,10 @@ class Detector:
             return True
         text = b"\n".join(lines)
         lowered = text.lower()
-        if any(keyword in lowered for keyword in self._context):
+        if self.accelerated:  # one Hyperscan pass, however many keywords
+            if (self._accelerator or self._accelerate()).context_keywords.found(text):
+                return True
+        elif any(keyword in lowered for keyword in self._context):
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
@@ -437,7 +440,8 @@ class Detector:
             [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of,
             prefilter.RuleFilter([rule.regex for rule in self.text_rules], line=False),
             prefilter.Expressions([e.encode() for e in decode.MARKS], exact=True),
-            prefilter.Present([k.encode() for k in self._document_keywords]))  # fmt: skip
+            prefilter.Present([k.encode() for k in self._document_keywords]),
+            prefilter.Present(self._context))  # fmt: skip
         return self._accelerator
 
     def _line_rules(
@@ -665,6 +669,7 @@ class _Accelerator:
     text_rules: prefilter.RuleFilter  # the multi-line rules' prefilters, on a whole ASCII text
     decodable: prefilter.Expressions  # decode.MARKS
     document_keywords: prefilter.Present  # the keywords of the multi-line rules and the analysers' rules
+    context_keywords: prefilter.Present  # Detector.context_keywords: a text holding one is read whole (history)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -53,6 +53,9 @@ SECRET_WORDS = (
     "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES,
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
+# A search-only API key (Algolia's, Typesense's; Algolia's search key) is public by design: it only queries, and
+# pages ship it.
+SEARCH_ONLY = re.compile(r"search[_.\-]?only|algolia[\w.\-]*search[_.\-]?(?:api[_.\-]?)?key", re.IGNORECASE)
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
 PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
@@ -197,6 +200,8 @@ def _kind(name: str) -> str | None:
     bare = name.strip("$@.-_")
     if "public" in bare.lower():
         return None  # publicKey, publicKeyToken: what is published, not what is kept
+    if SEARCH_ONLY.search(bare):
+        return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
     if bare.lower() == "postman-token":
