@@ -301,3 +301,25 @@ def test_jwt_ios_example_is_kept_low_whatever_finds_it() -> None:
 )
 def test_a_weak_name_takes_a_short_value_only_when_it_looks_generated(text: str, found: bool) -> None:
     assert bool(DETECTOR.scan_document(text + "\n", "settings.lua")) is found, DETECTOR.scan_document(text + "\n", "x")
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a conversion around a literal keeps its value; one around a read is still a read
+        ("jwt.go", 'var jwtKey = []byte("5B_-mVdGYI2aDgzX5Jzu1F8kEvDXBdE71hJx")', True),
+        ("cipher.ts", "const KEY = Buffer.from('2f8d86746add0e3bda767e86a863fee740897e44794c3059', 'hex');", True),
+        ("Signer.java", 'private static final byte[] KEY = "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1".getBytes(UTF_8);', True),
+        ("jwt.go", 'var jwtKey = []byte(os.Getenv("JWT_KEY"))', False),
+        ("cipher.ts", "const KEY = Buffer.from(process.env.FIELD_KEY, 'hex');", False),
+        ("client.py", "TOKEN = 'Qm7Zr2Lx9Kp4Wv8Tn3Hc' + suffix", False),
+        # a password of words, year and `#`; a value generated with a `(` at its end
+        ("rollup.dart", "      password: 'Spring2021#Austin',", True),
+        ("settings.py", "SECRET_KEY = '7r@r=aq@^t6g9=k5)9q41ktryqluvxzqq##j&zu^2!hd54&mv('", True),
+        ("log.py", "TOKEN = 'token(' + name", False),
+        # the name of the variable a password will be put in
+        ("Jenkinsfile", "usernamePassword(credentialsId: 'nexus', passwordVariable: 'NEXUS_PASS')", False),
+    ],
+)
+def test_conversions_words_and_variables_where_a_secret_goes(path: str, text: str, found: bool) -> None:
+    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)

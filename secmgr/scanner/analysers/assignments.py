@@ -76,7 +76,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -89,10 +89,18 @@ UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
 LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
 QUOTES = "\"'`"
-CONTINUED = re.compile(r"\s*(?:\+|\.[A-Za-z_]|%\s|\|\|)")
+# What makes a literal a piece of an expression; a conversion of the literal itself (`"…".getBytes()`) does not.
+CONTINUED = re.compile(
+    r"\s*(?:\+|\.(?!(?:getBytes|toByteArray|toCharArray|encode|to_string|to_owned|into|as_bytes|utf8)\b)[A-Za-z_]"
+    r"|%\s|\|\|)"
+)
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-STRING_PREFIX = re.compile(r"(?:[bB][rR]?|[rR][bB]?|[uU])(?=[\"'])")
+# A conversion around a literal that keeps its value: Go's []byte("…"), Node's Buffer.from("…", "hex"), .NET's
+# Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike).
+CONVERSION = r"(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\([ \t]{0,3}"
+# A literal's prefix: Python's bytes and raw strings, a conversion.
+STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]|{CONVERSION}[bB]?)(?=[\"'])")
 REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
@@ -139,7 +147,9 @@ def _gate() -> LineGate:
     closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    quoted = r"""(?:[bru]{0,2}|\\+)(?:"[^"\n]{6}|'[^'\n]{6}|`[^`\n]{6})"""  # a close follows: not gated
+    quoted = (
+        rf"""(?:[bru]{{0,2}}|\\+|{CONVERSION}b?)(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
+    )
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     return LineGate(
         expressions=(
@@ -346,7 +356,8 @@ def _identifier_like(value: str, words: bool) -> bool:
     if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
         return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes
     return bool(
-        (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value))  # (not IcxC4#HiHab: no word there)
+        # (not IcxC4#HiHab: no word there; not Spring2021#Austin given as a password: people choose those)
+        (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value) and (words or not re.search(r"\d#", value)))
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*", value)  # url.md#the-api
         or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
         or MODULE_PATH.fullmatch(value)
@@ -374,7 +385,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     value = value.strip("\"'`")
     if UNICODE_ESCAPES.fullmatch(value):  # \u00b7\u00b7…: judged as the text it shows (········, a mask)
         value = value.encode("ascii").decode("unicode_escape")
-    if quoted and re.search(r"^[+,.]\s|\s[+.]$|,$|\($", value):
+    if quoted and (
+        re.search(r"^[+,.]\s|\s[+.]$|,$", value) or value.endswith("(") and not filters.strength(value) == "high"
+    ):
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
