@@ -60,6 +60,19 @@ def test_binary_and_lock_files_are_skipped(tmp_path: Path) -> None:
     assert [f.file for f in scan_directory(tmp_path, DETECTOR)] == ["ci.sh"]
 
 
+def test_a_repositorys_own_directory_is_skipped_but_a_nested_ones_remotes(tmp_path: Path) -> None:
+    """`.git/` is not the project's content, but a working copy copied into the tree brings its `.git/config`,
+    whose remotes may hold a token in their URL (Mercurial's `.hg/hgrc` likewise); the scanned tree's own is left
+    alone (a CI checkout keeps the job's token there)."""
+    token = (FIXTURES / "pos" / "github-pat--ci.sh").read_text().split("ghp_", 1)[1][:36]
+    remote = f'[remote "origin"]\n\turl = https://dev:ghp_{token}@github.com/o/r.git\n'
+    for repo in (tmp_path, tmp_path / "vendor" / "copied"):
+        (repo / ".git" / "objects").mkdir(parents=True)
+        (repo / ".git" / "objects" / "notes").write_text(f"ghp_{token}\n")
+        (repo / ".git" / "config").write_text(remote)
+    assert {f.file for f in scan_directory(tmp_path, DETECTOR)} == {"vendor/copied/.git/config"}
+
+
 @pytest.mark.parametrize(
     ("value", "signal"),
     [

@@ -323,3 +323,26 @@ def test_a_weak_name_takes_a_short_value_only_when_it_looks_generated(text: str,
 )
 def test_conversions_words_and_variables_where_a_secret_goes(path: str, text: str, found: bool) -> None:
     assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        ("chat.html", "<div>portal: https://portal.corp<br>pw: Jasper2014!</div>", True),  # a name after a tag
+        ("state.json", '"secret_arn": "arn:aws:secretsmanager:eu-west-1:1234:secret:rds!db-6a5e286b-f39e"', False),
+        ("unattend.xml", '<settings pass="oobeSystem">', False),  # an attribute's word
+        ("upload.log", "s3.upload bucket=up key=u/0806bd37-36a9-4a9c-b2e4-39e7f0d42d40/ac09f66f61fb2c41", False),
+        ("history.txt", "$cred = Get-Credential CORP\\svc-iis", False),  # a cmdlet, a Windows account
+        ("deploy.ps1", "New-LocalUser -Name ops -Password:Kp9#vLq2mZ7xRt", True),  # a parameter is a name
+        ("unattend.xml", "<Password>*SENSITIVE*DATA*DELETED*</Password>", False),  # Windows' own mask
+    ],
+)
+def test_names_after_tags_resource_addresses_attributes_and_masks(path: str, text: str, found: bool) -> None:
+    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+
+
+def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() -> None:
+    sealed = "Zm" + "Yq/h9M98KT9T8ohYkqq+dKqppeNUndL3kunJt" * 3
+    manifest = f"kind: SealedSecret\nspec:\n  encryptedData:\n    password: {sealed}\n"
+    assert DETECTOR.scan_document(manifest, "db-sealedsecret.yaml") == []
+    assert DETECTOR.scan_document(manifest.replace("SealedSecret", "ConfigMap"), "db.yaml")

@@ -25,7 +25,8 @@ STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
     "geheim", "anonymous@", "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
-    "redacted", "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
+    "redacted", "sensitive*data",
+    "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
@@ -103,7 +104,7 @@ ENCRYPTED = re.compile(
 
 
 SEALED_SECRET = re.compile(r"^\s*kind:\s*[\"']?SealedSecret", re.MULTILINE | re.IGNORECASE)
-SEALED_VALUE = re.compile(r"A[a-zA-Z][A-Za-z0-9+/]{62,}={0,2}")
+SEALED_VALUE = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")  # (kubeseal's begin `Ag`; any long base64 there is sealed)
 
 
 def sealed_ciphertext(value: str, text: str) -> bool:
@@ -262,7 +263,8 @@ SLOT_WORDS = re.compile(
 # Stand-in words that say a value is not real; the rest (secret123, hunter2, qwerty) are weak passwords people use.
 NOT_REAL_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder", "your_",
-    "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "replace", "insert",
+    "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "sensitive*data", "replace",
+    "insert",
     "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
     "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
     "notset", "not-set", "not_set", "not set", "geheim", "anonymous@",

@@ -13,6 +13,10 @@ from . import history
 from .engine import Detector, skipped_path
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
+# Of a repository nested in the tree (a working copy copied in), the files that hold its remotes and their
+# credentials (`url = https://user:token@host/…`, Mercurial's `[auth]`): read, though the rest of its directory is
+# not. The scanned tree's own are not: a CI checkout keeps the job's short-lived token there.
+VCS_CONFIGS = {".git": "config", ".hg": "hgrc"}
 
 
 def scan_history(repo: Path, detector: Detector) -> list[SecretFinding]:
@@ -22,7 +26,10 @@ def scan_history(repo: Path, detector: Detector) -> list[SecretFinding]:
 
 def _files(root: Path) -> Iterator[Path]:
     for directory, dirs, files in os.walk(root):
+        nested = Path(directory) != root
+        configs = [Path(directory) / d / VCS_CONFIGS[d] for d in sorted(dirs) if d in VCS_CONFIGS and nested]
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        yield from (config for config in configs if config.is_file() and not config.is_symlink())
         for name in sorted(files):
             yield Path(directory) / name
 

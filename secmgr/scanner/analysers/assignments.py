@@ -43,7 +43,7 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
+    r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
@@ -131,9 +131,12 @@ VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*:\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
 XML_VALUE_ELEMENT = re.compile(r"\s*<(?:string|value)>(?=[^<\s])")
+XML_VALUE_CHILD = re.compile(r"\s*<value>(?=[^<\s])", re.IGNORECASE)  # an element's value as its child's text
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
+ARN_BEFORE = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d{0,12}:$")
+XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -157,6 +160,7 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*:{space}*&?[A-Za-z_][0-9A-Za-z_.<>\\[\\]]*\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
+            f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
         ),
@@ -189,6 +193,8 @@ READS_BELOW["assignment"] = (
     (b"</name>", re.compile(rb"<name>" + _NAMED + rb"</name>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"adminPassword": {`, then `"value": "…"` on the line below.
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
+    # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
+    (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
 )
 
 
@@ -351,6 +357,10 @@ def _identifier_like(value: str, words: bool) -> bool:
     directly: `correct-horse-battery-staple` is one)."""
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
         return True
+    if words and re.fullmatch(r"[A-Za-z][\w-]{0,14}\\{1,2}[\w.$-]{1,64}", value):
+        return True  # CORP\svc-iis: a Windows account, DOMAIN\user
+    if re.search(r"(?:^|/)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/", value):
+        return True  # u/0806bd37-…/ac09f6…: an object's key, a path through an id
     if words and re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value):
         return True  # symbol2label: a mapping's name (where a password goes, love2dance may be one)
     if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
@@ -505,6 +515,9 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
             return None
         below = XML_VALUE_ELEMENT.match(lines[index + 1])
         return (index + 1, below.end()) if below is not None else None
+    if start > 0 and line[start - 1] == "<" and line[end:].rstrip() == ">" and index + 1 < len(lines):
+        below = XML_VALUE_CHILD.match(lines[index + 1])  # <AdministratorPassword> / <Value>…</Value>
+        return (index + 1, below.end()) if below is not None else None
     if not NAME_ENTRY.search(line, max(0, start - 40), start):
         return None
     beside = VALUE_BESIDE.match(line, end)
@@ -590,8 +603,10 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
-    if kind is None:
-        return
+    if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
+        return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    if ARN_BEFORE.search(line, 0, start):
+        return  # arn:aws:secretsmanager:…:secret:name: a resource's address, not a name given a value
     if (
         kind != "password"
         and not name.startswith("$")
@@ -648,6 +663,8 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
+        return  # <settings pass="oobeSystem">, password="required": an attribute's word, a mode or a name
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression

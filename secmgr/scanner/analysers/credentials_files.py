@@ -19,6 +19,10 @@ NOT_SECRET_ENTRY = re.compile(r"(?:\.crt|\.pem|\.pub|ca|cert|certificate|usernam
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
 CSV_SUFFIXES = (".csv", ".tsv")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+# Pages and saved messages, whose tables are HTML (a wiki's export, a mail's body): rows written one per line.
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".eml", ".mht", ".mhtml")
+HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
+HTML_TAG = re.compile(r"<[^>]*>")
 TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  # a Markdown table's |---|---|
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`.
 SECRET_COLUMN = (
@@ -29,6 +33,9 @@ CSV_HEADER = re.compile(
     rb"^(?:[^\n]*[,\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,\t][^\n]*)?$", re.MULTILINE
 )
 CSV_ROWS = 10_000  # an export of accounts, not a data set
+DESCRIPTION = re.compile(
+    r"[(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?(?: [(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?)+"
+)  # words, numbers
 
 
 @analyser("kubernetes-secret")
@@ -102,6 +109,11 @@ READS_BELOW["csv-credentials"] = (
         re.compile(rb"\|[ \t`]*" + SECRET_COLUMN.encode() + rb"[ \t`]*\|"),
         lambda path: path.lower().endswith(MARKDOWN_SUFFIXES),
     ),
+    (
+        b"<th",
+        re.compile(rb"<th\b[^>]*>[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*</th"),
+        lambda path: path.lower().endswith(HTML_SUFFIXES),
+    ),
 )
 UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark knows
 
@@ -109,7 +121,9 @@ UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark k
 @analyser("csv-credentials")
 def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """The values of the password, secret-key and token columns of a CSV or TSV file (an account export, a user
-    list, a cloud console's downloaded keys) or of a Markdown table, judged as a password slot is."""
+    list, a cloud console's downloaded keys), of a Markdown table or of an HTML one (a wiki page's export, a mail),
+    judged as a password slot is; in an HTML table, also the cell beside one labelled so (`<td>Password</td>
+    <td>…</td>`)."""
     if _is_csv(path):
         header = next((i for i, line in enumerate(lines) if line.strip()), None)
         if header is not None:
@@ -123,6 +137,39 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 while end < len(lines) and "|" in lines[end] and end - header < CSV_ROWS:
                     end += 1
                 yield from _column_values(lines, header, range(header + 2, end), _cells)
+    elif path.lower().endswith(HTML_SUFFIXES):
+        yield from _html_tables(lines)
+
+
+def _html_cells(line: str) -> list[str]:
+    """An HTML table row's cells as text, the row written on one line."""
+    return [HTML_TAG.sub("", cell).strip() for cell in HTML_CELL.findall(line)]
+
+
+def _html_tables(lines: Sequence[str]) -> Iterator[Candidate]:
+    """The cells under a `<th>` naming a secret column, to the table's end, and those labelled one on their left."""
+    header = None
+    for index, line in enumerate(lines):
+        lowered = line.lower()
+        if "</table" in lowered:
+            header = None
+        if "<td" not in lowered and "<th" not in lowered:
+            continue
+        cells = _html_cells(line)
+        if "<th" in lowered:
+            header = index if any(_secret_column(cell) for cell in cells) else None
+            continue
+        if header is not None:
+            yield from _column_values(lines, header, [index], _html_cells)
+            continue
+        for label, value in zip(cells, cells[1:], strict=False):
+            confidence = column_confidence(value) if _secret_column(label) and len(cells) <= 3 else None
+            if confidence is not None:
+                yield Candidate("csv-credentials", index, max(0, line.find(value)), value, confidence, value)
+
+
+def _secret_column(name: str) -> bool:
+    return re.fullmatch(SECRET_COLUMN, name.strip().strip(":").lower()) is not None
 
 
 def _cells(line: str) -> list[str]:
@@ -134,7 +181,7 @@ def _column_values(
     lines: Sequence[str], header: int, rows: Iterable[int], fields_of: Callable[[str], list[str]]
 ) -> Iterator[Candidate]:
     names = fields_of(lines[header])
-    columns = [i for i, name in enumerate(names) if re.fullmatch(SECRET_COLUMN, name.strip().lower())]
+    columns = [i for i, name in enumerate(names) if _secret_column(name)]
     for index in rows if columns else ():
         fields = fields_of(lines[index])
         for column in columns:
@@ -151,6 +198,6 @@ def column_confidence(value: str) -> str | None:
     signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
     if signal == "placeholder" or filters.looks_like_code(value):
         return None
-    if " " in value and (filters.prose(value) or filters.wordy(value)):
-        return None  # `The password used to log in`, `read from Vault`: a description
+    if " " in value and (filters.prose(value) or filters.wordy(value) or DESCRIPTION.fullmatch(value)):
+        return None  # `The password used to log in`, `read from Vault`, `SSO (done)`, `12 characters`: a description
     return "low" if signal == "contrived" or filters.hand_typed(value) else "high"
