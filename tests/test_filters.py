@@ -21,6 +21,12 @@ def b64(value: object) -> str:
     return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
 
 
+def assert_found(text: str, path: str, found: bool) -> None:
+    """Whether the scanner finds something in `text` as the one line of a file at `path`."""
+    matches = DETECTOR.scan_document(text + "\n", path)
+    assert bool(matches) is found, matches
+
+
 HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1Jd5Fs0Ga2Rw8"
 
 
@@ -206,7 +212,7 @@ def test_a_slot_named_in_camel_case_is_a_placeholder(value: str, signal: str | N
 )
 def test_names_types_paths_and_reads_are_not_secrets(text: str, found: bool) -> None:
     path = "settings.sh" if text.startswith(("curl", "TOKEN=", "PASS")) else "settings.py"
-    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+    assert_found(text, path, found)
 
 
 @pytest.mark.parametrize("path", ["tests/cipher.py", "test_cipher.py", "cipher_test.go", "src/cipher.test.ts",
@@ -272,7 +278,7 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
     ],
 )
 def test_translations_cmdlets_references_and_public_values_are_not_secrets(path: str, text: str, found: bool) -> None:
-    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+    assert_found(text, path, found)
 
 
 def test_an_npm_token_is_high_only_with_its_checksum() -> None:
@@ -300,7 +306,7 @@ def test_jwt_ios_example_is_kept_low_whatever_finds_it() -> None:
     ],
 )
 def test_a_weak_name_takes_a_short_value_only_when_it_looks_generated(text: str, found: bool) -> None:
-    assert bool(DETECTOR.scan_document(text + "\n", "settings.lua")) is found, DETECTOR.scan_document(text + "\n", "x")
+    assert_found(text, "settings.lua", found)
 
 
 @pytest.mark.parametrize(
@@ -322,7 +328,7 @@ def test_a_weak_name_takes_a_short_value_only_when_it_looks_generated(text: str,
     ],
 )
 def test_conversions_words_and_variables_where_a_secret_goes(path: str, text: str, found: bool) -> None:
-    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+    assert_found(text, path, found)
 
 
 @pytest.mark.parametrize(
@@ -338,7 +344,7 @@ def test_conversions_words_and_variables_where_a_secret_goes(path: str, text: st
     ],
 )
 def test_names_after_tags_resource_addresses_attributes_and_masks(path: str, text: str, found: bool) -> None:
-    assert bool(DETECTOR.scan_document(text + "\n", path)) is found, DETECTOR.scan_document(text + "\n", path)
+    assert_found(text, path, found)
 
 
 def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() -> None:
