@@ -447,9 +447,14 @@ def wordy(value: str) -> bool:
     return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))  # a path
 
 
+def character_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and other characters a value mixes."""
+    return sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+
+
 def strength(value: str) -> str:
     """How much a value looks generated: `high` (long, several character classes, high entropy), `medium`, `low`."""
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    classes = character_classes(value)
     entropy = shannon_entropy(value)
     if len(value) >= 20 and classes >= 2 and entropy >= 3.5:
         return "high"

@@ -327,10 +327,9 @@ HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|d
 def _generated_short(value: str) -> bool:
     """A value a little short of `high` strength that still looks generated: 16 to 19 characters of three classes
     or more, each letter case and digits mixed through it (`Zov~kRHqlYVdN0YNh3g`), not words in camel case."""
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
     return (
         16 <= len(value) < 20
-        and classes >= 3
+        and filters.character_classes(value) >= 3
         and " " not in value
         and shannon_entropy(value) >= 3.7
         and not filters.camel_words(value)
@@ -396,7 +395,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if UNICODE_ESCAPES.fullmatch(value):  # \u00b7\u00b7…: judged as the text it shows (········, a mask)
         value = value.encode("ascii").decode("unicode_escape")
     if quoted and (
-        re.search(r"^[+,.]\s|\s[+.]$|,$", value) or value.endswith("(") and not filters.strength(value) == "high"
+        re.search(r"^[+,.]\s|\s[+.]$|,$", value) or value.endswith("(") and filters.strength(value) != "high"
     ):
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
