@@ -352,3 +352,25 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
     manifest = f"kind: SealedSecret\nspec:\n  encryptedData:\n    password: {sealed}\n"
     assert DETECTOR.scan_document(manifest, "db-sealedsecret.yaml") == []
     assert DETECTOR.scan_document(manifest.replace("SealedSecret", "ConfigMap"), "db.yaml")
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a word, a sign and a word with digits is how people make passwords; a path through such words is not one
+        ("settings.kts", 'password("env.NEXUS_PASSWORD", "Marek@Plum892")', True),
+        ("README.md", "password: login/#team:channel1/channel2/#team3:channel", False),
+        # OpenWrt's `option NAME 'value'` gives the value as directly as `=` does
+        ("etc/config/network", "\toption password 'osprey+Thistle+80'", True),
+        # references to a secret kept elsewhere: TeamCity's, SAS macro variables; a lookup table's address
+        ("settings.kts", 'password("env.X", "credentialsJSON:4f5d67c0-1d16-4784-abbb-4e1714fce6dd")', False),
+        ("autoexec.sas", 'libname stage oracle user=sas_stage pw="&dbpass." path="STG";', False),
+        ("main.cf", "smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd", False),
+        ("server.cfg", "// launcher: +rcon_password $RCON_PASSWORD +sv_password $SV_PASSWORD", False),
+        # a digest named after what it hashes; a product's documented default
+        ("deploy.yaml", "    checksum/secret: 7ad47115435dd6ec010a5ae7c66d85f0f7db1baa4d2c6f58423e8b63bda32f1a", False),
+        ("compose.yml", "      MINIO_ROOT_PASSWORD: minioadmin", False),
+    ],
+)
+def test_device_and_tool_syntaxes_references_and_defaults(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

@@ -18,7 +18,7 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\("""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -50,6 +50,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
+        "minioadmin",  # MinIO's documented default user and password
         # OpenSSL's FIPS module integrity key (FIPS_KEY_STRING), the same in every build of it
         "f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813",
         "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..registry import registrar
 
@@ -61,10 +62,18 @@ class LineGate:
 LONG_LINE = 4000
 
 LINE_GATES: dict[str, LineGate] = {}
+
+
 # Lines after which an analyser reads the lines below (beyond a YAML block scalar, which the engine knows), each
 # as a word such a line holds, a pattern for it on lower-cased text, and the paths where it counts. History reads a
 # file diff holding one whole.
-ReadsBelow = tuple[bytes, re.Pattern[bytes], Callable[[str], bool]]
+class Searches(Protocol):
+    """What finds such a line in a text: a compiled pattern, or an object searching in steps."""
+
+    def search(self, text: bytes, /) -> re.Match[bytes] | None: ...
+
+
+ReadsBelow = tuple[bytes, Searches, Callable[[str], bool]]
 READS_BELOW: dict[str, tuple[ReadsBelow, ...]] = {}
 # Analysers whose such lines no mark keeps (a CSV or Markdown table's header: `username,password,url` holds no value
 # a gate knows): history looks them up in the whole diff of each file of the paths their entries count for.

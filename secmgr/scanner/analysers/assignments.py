@@ -76,7 +76,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -109,6 +109,10 @@ SENTENCE_GOES_ON = re.compile(r"\s+[a-z]{2,}\s+[a-z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
+# An assignment whose literal is on the next line, alone but for the statement's end.
+ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
+LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
+UCI_OPTION = re.compile(r"[ \t]*option[ \t]+$")  # OpenWrt's configuration: `option password '…'`
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 # Values on the lines below their name: a heredoc (`token = <<EOT`, HCL, shell, Ruby, PHP) up to its marker, and a
 # .properties value after a line-ending backslash.
@@ -126,15 +130,18 @@ XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
-NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?name[\"']?\s*:\s*[\"']?$")
+NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*:\s*[\"']?$")  # (`key`: Postman's auth lists)
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*:\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
 XML_VALUE_ELEMENT = re.compile(r"\s*<(?:string|value)>(?=[^<\s])")
+XML_NAME_ATTRIBUTE = re.compile(r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"']$")
+XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][^<]{5,}?)\s*</""")  # the element's text
 XML_VALUE_CHILD = re.compile(r"\s*<value>(?=[^<\s])", re.IGNORECASE)  # an element's value as its child's text
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
+CHECKSUM_BEFORE = re.compile(r"(?:checksum|digest|sha\d{0,3}|md5)[/._-]$", re.IGNORECASE)
 ARN_BEFORE = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d{0,12}:$")
 XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
@@ -161,6 +168,7 @@ def _gate() -> LineGate:
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
+            f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
         ),
@@ -179,12 +187,31 @@ def _gate() -> LineGate:
 
 LINE_GATES["assignment"] = _gate()
 _NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
-_NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
+_WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # (a search finds the word anywhere)
+_NAME_ENTRY_END = rb"(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
 _HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
+
+
+class _AssignedAtLineEnd:
+    """A line ending in `=` after a name holding a secret word (the value is the literal on the next line): the
+    lines ending so found first, their names checked after (one expression for both scans a text many times over)."""
+
+    END = re.compile(rb"(?::=|=>|=)[ \t\r]*$", re.MULTILINE)
+    NAME = re.compile(_WORD_THEN_NAME + rb"[ \t]*(?::=|=>|=)[ \t\r]*$")
+
+    def search(self, text: bytes) -> re.Match[bytes] | None:
+        for end in self.END.finditer(text):
+            found = self.NAME.search(text, text.rfind(b"\n", 0, end.start()) + 1, end.end())
+            if found is not None:
+                return found
+        return None
+
+
 READS_BELOW["assignment"] = (
     # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
     (b"name", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
+    (b"key", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
     # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
     (b"<<", re.compile(_HEREDOC_START, re.MULTILINE), lambda path: True),
     (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
@@ -193,6 +220,8 @@ READS_BELOW["assignment"] = (
     (b"</name>", re.compile(rb"<name>" + _NAMED + rb"</name>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"adminPassword": {`, then `"value": "…"` on the line below.
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
+    # `signingSecret =` at a line's end, then the literal alone on the line below.
+    (b"=", _AssignedAtLineEnd(), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
 )
@@ -365,8 +394,12 @@ def _identifier_like(value: str, words: bool) -> bool:
     if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
         return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes
     return bool(
-        # (not IcxC4#HiHab: no word there; not Spring2021#Austin given as a password: people choose those)
-        (PATH_OF_WORDS.fullmatch(value) and re.search(r"[a-z]{4}", value) and (words or not re.search(r"\d#", value)))
+        # (not IcxC4#HiHab: no word there; not Spring2021#Austin, Marek@Plum892: people choose those as passwords)
+        (
+            PATH_OF_WORDS.fullmatch(value)
+            and re.search(r"[a-z]{4}", value)
+            and ("/" in value or not re.search(r"[#@][A-Za-z]+\d|\d[#@]", value))
+        )
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*", value)  # url.md#the-api
         or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
         or MODULE_PATH.fullmatch(value)
@@ -377,6 +410,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
+        or re.fullmatch(r"\+[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value)  # +sv_password: a game server's setting
     )
 
 
@@ -476,8 +510,11 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
     """A value on the line below its name: a YAML block scalar's first line (`password: |`), a heredoc of one line
     (`api_token = <<EOT`, the value, `EOT`) or a .properties value continued after a backslash (`app.secret=\\`,
     then the value indented)."""
-    if index + 1 >= len(lines) or not rest.strip():
+    if index + 1 >= len(lines):
         return None
+    if not rest.strip():
+        below = LITERAL_BELOW.match(lines[index + 1]) if ASSIGNED_BELOW.search(lines[index]) else None
+        return (index + 1, below.start(2), below.group(2)) if below is not None else None
     if BLOCK.match(rest):
         return _block_value(lines, index)
     text = lines[index + 1]
@@ -522,8 +559,8 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
     beside = VALUE_BESIDE.match(line, end)
     if beside is not None:
         return index, beside.end()
-    if line[end:].strip(" \t\"'") or index + 1 >= len(lines):
-        return None
+    if line[end:].strip(" \t\"',\r") or index + 1 >= len(lines):
+        return None  # (a JSON list's entry ends in a comma: {"key": "password",` / `"value": "…"})
     below = VALUE_ENTRY.match(lines[index + 1])
     return (index + 1, below.end()) if below is not None else None
 
@@ -604,6 +641,8 @@ def _at(
     kind = _kind(name)
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    if CHECKSUM_BEFORE.search(line, 0, start):
+        return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if ARN_BEFORE.search(line, 0, start):
         return  # arn:aws:secretsmanager:…:secret:name: a resource's address, not a name given a value
     if (
@@ -626,6 +665,12 @@ def _at(
         confidence = _acceptable(name, kind, value, True, False)
         if confidence:
             yield Candidate(rule, index, attribute.start(2), value, confidence, line.strip()[:200])
+        return
+    named = XML_TEXT.match(line, end + 1) if XML_NAME_ATTRIBUTE.search(line, 0, start) else None
+    if named is not None:  # <string name="merchant_api_secret" translatable="false">…</string> (Android's resources)
+        confidence = _acceptable(name, kind, named.group(1), True, False)
+        if confidence:
+            yield Candidate(rule, index, named.start(1), named.group(1), confidence, line.strip()[:200])
         return
     entry = _named_value(lines, index, start, end)
     if entry is not None:
@@ -667,7 +712,8 @@ def _at(
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
-    netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc")
+    # .netrc's and OpenWrt's (UCI: `option key '…'`) own syntax: a name and its value apart by spaces
+    netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc") or UCI_OPTION.match(line, 0, start) is not None
     spaced = syntax == "" and not netrc
     if (spaced or syntax in ("is", "was", "will be")) and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
         return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
