@@ -17,6 +17,11 @@ HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # Digests and data URIs hold encoded bytes that are never a credential.
 NOT_ENCODED_TEXT = re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-:]$|base64,$", re.IGNORECASE)
+# A data URI of text (`data:text/plain;base64,…`, an `.env` offered for download) holds text to read; of an image,
+# a font or a sound, bytes.
+TEXT_DATA_URI = re.compile(
+    r"data:(?:text/[\w.+-]+|application/(?:octet-stream|json|x-[\w.+-]+))(?:;[\w.+=-]+)*;base64,$"
+)
 MAX_ENCODED = 8192
 # Every line `encoded_values` yields something for holds a run of 16 base64 characters (hex is a part of base64)
 # or a percent escape: the text mapped byte by byte to RUN_BYTE and others shows the runs to a plain search.
@@ -123,7 +128,9 @@ def forms(keyword: str) -> set[str]:
 def _after_digest_prefix(line: str, start: int) -> bool:
     """Whether the value at `start` follows `sha256-`, `md5:` or `base64,` (read in a window before it: on a
     minified line of a megabyte, reading the whole line before each value took seconds)."""
-    return NOT_ENCODED_TEXT.search(line, max(0, start - 16), start) is not None
+    if NOT_ENCODED_TEXT.search(line, max(0, start - 16), start) is None:
+        return False
+    return TEXT_DATA_URI.search(line, max(0, start - 80), start) is None
 
 
 def _unescaped(run: str) -> bytes | None:

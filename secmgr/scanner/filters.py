@@ -25,7 +25,7 @@ STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
     "geheim", "anonymous@", "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
-    "redacted", "sensitive*data",
+    "redacted", "sensitive*data", "tobemodified",
     "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
@@ -51,6 +51,9 @@ PUBLISHED_EXAMPLES = frozenset(
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "postgres",  # the official PostgreSQL image's default user, database and (in development) password
+        # Azurite's (the Azure Storage emulator's) account key, the same in every installation
+        "eby8vdm02xnocqflquwjpllmetlcdxj1ouzft50usrz6ifsufq2uvercz4i6tq/k1szfptotr/kbhbeksogmgw==",
         # OpenSSL's FIPS module integrity key (FIPS_KEY_STRING), the same in every build of it
         "f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813",
         "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)
@@ -101,6 +104,7 @@ STAND_IN_VALUES = frozenset(
 ENCRYPTED = re.compile(
     r"^ENC\(.*\)$|^ENC\[[A-Z0-9_]+(?:,|$)|\$ANSIBLE_VAULT;|^!vault|^\{[A-Za-z0-9+/]{16,}={0,2}\}$|^vault:v\d+:"
     r"|^AgB[A-Za-z0-9+/]{300,}={0,2}$|^-----BEGIN (?:ENCRYPTED|PGP) MESSAGE"
+    r"|^AQAAANCMnd8BFdERjHoAwE/Cl\+sBAAAA"  # Windows DPAPI's blob (NuGet's, PowerShell's ConvertFrom-SecureString)
 )
 
 

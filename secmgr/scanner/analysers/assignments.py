@@ -95,6 +95,9 @@ CONTINUED = re.compile(
     r"|%\s|\|\|)"
 )
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
+REFERENCE_TAG = re.compile(
+    r"!(?:Ref|GetAtt|Sub|ImportValue|FindInMap|Join|Select|If|GetAZs|Cidr|Split|secret|env_var)\s"
+)
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # A conversion around a literal that keeps its value: Go's []byte("…"), Node's Buffer.from("…", "hex"), .NET's
 # Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike).
@@ -130,8 +133,8 @@ XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
-NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*:\s*[\"']?$")  # (`key`: Postman's auth lists)
-VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*:\s*(?=\S)")
+NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*[:=]\s*[\"']?$")  # (`key`: Postman's; `=`: HCL)
+VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*[:=]\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
 XML_VALUE_ELEMENT = re.compile(r"\s*<(?:string|value)>(?=[^<\s])")
@@ -169,6 +172,7 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
+            f"(?:name|key)[\"']?{space}*[:=]{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",  # value below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
         ),
@@ -188,7 +192,7 @@ def _gate() -> LineGate:
 LINE_GATES["assignment"] = _gate()
 _NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
 _WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # (a search finds the word anywhere)
-_NAME_ENTRY_END = rb"(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
+_NAME_ENTRY_END = rb"(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
 _HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
@@ -249,6 +253,8 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
+    if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
+        return None  # getSecret(…), fetch_token(…): a function that looks a secret up, called with its name
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
@@ -276,6 +282,8 @@ def _kind(name: str) -> str | None:
 def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool] | None:
     """The value starting at `position` (after a separator): its start, its text, whether it was quoted."""
     tag = YAML_TAG.match(line, position)
+    if tag and REFERENCE_TAG.match(tag.group()):
+        return None  # !Ref DBPassword, !GetAtt …, !Sub …: CloudFormation's functions; !secret x: Home Assistant's
     if tag:
         position = tag.end()  # key: !!binary <value>
     prefix = STRING_PREFIX.match(line, position)
@@ -335,8 +343,10 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
 
 
 def _names_a_secret(value: str) -> bool:
-    """`postgres-password`, `user:passwd`: words naming a secret rather than being one."""
-    return bool(re.search(r"[-_:.]", value) and STRONG.search(value))
+    """`postgres-password`, `user:passwd`, `PGPASSWORD`: words naming a secret (a variable's name) rather than being
+    one."""
+    shaped = re.search(r"[-_:.]", value) or re.fullmatch(r"[A-Z][A-Z0-9_]{3,}|[a-z]+(?:[A-Z][a-z0-9]+)+", value)
+    return bool(shaped and STRONG.search(value))  # (sqlAdminPassword: a parameter's name)
 
 
 # Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
