@@ -374,3 +374,30 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
 )
 def test_device_and_tool_syntaxes_references_and_defaults(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+def test_a_data_uri_of_text_is_decoded_but_not_one_of_an_image() -> None:
+    env = base64.b64encode(b"DB_USER=app\nDB_PASSWORD=Vb7#qLm2-Rt9xKw\n").decode()
+    assert_found(f"[prod.env](data:text/plain;base64,{env})", "onboarding.md", True)
+    assert_found(f'<img src="data:image/png;base64,{env}">', "page.html", False)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        ("rds.yaml", "      MasterUserPassword: !Ref DBPassword", False),  # CloudFormation's reference
+        ("secrets.yaml", "wifi_password: !secret wifi_password", False),  # Home Assistant's
+        (
+            "main.bicepparam",
+            "param clientSecret = az.getSecret('42b4752d-545b-42c6-8d7b-4b6fb3bbeae9', 'rg', 'kv')",
+            False,
+        ),
+        ("main.bicep", "  adminPassword: sqlAdminPassword", False),  # a parameter's name
+        ("default.json", '"password": "PGPASSWORD"', False),  # an environment variable's name
+        ("dev.exs", '  password: "postgres",', False),  # the official image's default
+        ("database.yml", '  password: <%= ENV.fetch("DATABASE_PASSWORD") { "Kp9#vLq2-Mz7xRt" } %>', True),
+        ("main.bicep", "param adminPassword string = 'Zz0+Yc8*Gf4%Mv6@'", True),
+    ],
+)
+def test_references_names_and_defaults_of_infrastructure(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)
