@@ -102,10 +102,11 @@ class Detector:
         self._path_rules = [r.path for r in self.rules if not r.keywords and r.path is not None]
         # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
         # history re-reads a whole file diff when one of its lines holds one of these.
-        self.context_keywords = sorted(
-            {k for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS for k in r.keywords}
-        )
-        self._context = [k.encode() for k in self.context_keywords]
+        whole = [r for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS]
+        self.context_keywords = sorted({k for r in whole for k in r.keywords})
+        # (a rule limited to some paths reads a diff whole only at those paths: `variable "` is Terraform's in a .tf)
+        self._context = sorted({k.encode() for r in whole if r.path is None for k in r.keywords})
+        self._context_at = [(r.path, [k.encode() for k in r.keywords]) for r in whole if r.path is not None]
         self._block_scalar = re.compile(BLOCK_SCALAR.encode(), re.MULTILINE)
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex:
@@ -177,6 +178,8 @@ class Detector:
             if (self._accelerator or self._accelerate()).context_keywords.found(text):
                 return True
         elif any(keyword in lowered for keyword in self._context):
+            return True
+        if any(at.search(path) and any(k in lowered for k in keywords) for at, keywords in self._context_at):
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True

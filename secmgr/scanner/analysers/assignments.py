@@ -133,7 +133,9 @@ XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
-NAME_ENTRY = re.compile(r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*[:=]\s*[\"']?$")  # (`key`: Postman's; `=`: HCL)
+NAME_ENTRY = re.compile(
+    r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])$"
+)  # (`key`: Postman's; `=`: HCL)
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*[:=]\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
@@ -172,11 +174,14 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
-            f"(?:name|key)[\"']?{space}*[:=]{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",  # value below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
         ),
-        elsewhere=(f"{name}{closing}{separator}{tag}{unquoted}",),
+        elsewhere=(
+            f"{name}{closing}{separator}{tag}{unquoted}",
+            # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
+            f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$\\-]*{name}[\"']?,?{space}*$",
+        ),
         counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
         reaching=(
             f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",
@@ -192,7 +197,9 @@ def _gate() -> LineGate:
 LINE_GATES["assignment"] = _gate()
 _NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
 _WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # (a search finds the word anywhere)
-_NAME_ENTRY_END = rb"(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
+_NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
+# The same outside code: Postman's `"key": "password",`, HCL's `name = "…Password"`.
+_ENTRY_END_ELSEWHERE = rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])" + _NAMED + rb"[\"']?,?[ \t\r]*$"
 _HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
@@ -215,7 +222,8 @@ class _AssignedAtLineEnd:
 READS_BELOW["assignment"] = (
     # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
     (b"name", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
-    (b"key", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
+    (b"name", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
+    (b"key", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
     # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
     (b"<<", re.compile(_HEREDOC_START, re.MULTILINE), lambda path: True),
     (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
