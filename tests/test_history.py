@@ -273,3 +273,17 @@ def test_a_table_whose_header_names_a_password_column_is_read_whole_in_history(t
     commit(repo, tables, "tables")
     found = {(f["file"], f["secret"]) for f in findings_of(repo, Detector(default_rules()))}
     assert found == {("exports/creds.csv", "SPGwdn93#epx"), ("docs/accounts.md", "Hq4!vLz8Tm")}
+
+
+def test_keywords_that_make_history_read_a_diff_whole_are_rare_in_ordinary_code() -> None:
+    """A multi-line rule's keywords (and a whole-text analyser's) make history read every file diff holding one
+    whole: one that ordinary code holds (`pdo` in `pydoc`, `parameters:` in docstrings) would have history read most
+    diffs whole. Each may be in a handful of the standard library's modules at most."""
+    import sysconfig
+
+    detector = Detector(default_rules())
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    texts = [p.read_bytes().lower() for p in sorted(stdlib.rglob("*.py")) if "site-packages" not in p.parts]
+    assert len(texts) > 500
+    common = {k.decode(): n for k in detector._context if (n := sum(k in text for text in texts)) > 5}
+    assert not common, common
