@@ -51,7 +51,18 @@ class IngestResult:
         }
 
 
+# The tables of findings: the only names the statements below take from an argument (values always go as `?`).
+FINDING_TABLES = frozenset({"secrets", "vulnerabilities"})
+
+
+def _finding_table(table: str) -> str:
+    if table not in FINDING_TABLES:
+        raise ValueError(f"not a table of findings: {table!r}")
+    return table
+
+
 def _existing(tx: Transaction, table: str, repo_id: int, fingerprints: Sequence[str]) -> set[str]:
+    table = _finding_table(table)
     found: set[str] = set()
     for chunk in chunks(fingerprints):
         rows = tx.query(
@@ -71,6 +82,7 @@ def _upsert(
     Two statements, not one upsert: the table's update triggers (the trigram index's) would make every row of an
     upsert a statement of several writes, which SQLite journals page by page (an import of 100,000 new findings
     into 1M: 7.0 s for the upsert against 4.7 s for the insert)."""
+    table = _finding_table(table)
     names = [name.strip() for name in columns.split(",")]
     repo, identity = names.index("repository_id"), names.index("fingerprint")
     fresh = [row for row in rows if row[identity] not in existing]
