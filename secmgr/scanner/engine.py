@@ -37,7 +37,8 @@ MARKED_BY_KEYWORDS = 100  # see Detector.line_marks
 CONTINUES = r"(?:\\|[ \t][\^`])\r?$"
 CONTINUED = re.compile(CONTINUES)
 CONTINUED_ANYWHERE = re.compile(CONTINUES, re.MULTILINE)
-LINE_ENDS_GOING_ON = (b"\\\n", b"\\\r\n", b"^\n", b"^\r\n", b"`\n", b"`\r\n")  # (history's lines end so)
+LINE_ENDS_GOING_ON = ("\\\n", "\\\r\n", "^\n", "^\r\n", "`\n", "`\r\n")  # fixed strings found before CONTINUES
+LINE_ENDS_GOING_ON_BYTES = tuple(end.encode() for end in LINE_ENDS_GOING_ON)  # (history's lines, as bytes)
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -194,7 +195,7 @@ class Detector:
     def _goes_on(self, text: bytes, lowered: bytes) -> bool:
         """Whether a line holding a keyword of a rule with `continued` goes on to the next line."""
         if not self._continued or not (
-            any(end in text for end in LINE_ENDS_GOING_ON) or text.rstrip(b"\r").endswith((b"\\", b"^", b"`"))
+            any(end in text for end in LINE_ENDS_GOING_ON_BYTES) or text.rstrip(b"\r").endswith((b"\\", b"^", b"`"))
         ):
             return False
         return any(k in lowered for k in self._continued_bytes) and bool(self._command_goes_on.search(lowered))
@@ -688,8 +689,7 @@ def _line_of(starts: list[int], offset: int) -> int:
 
 def _continues(text: str) -> bool:
     """Whether a line of the text ends in a continuation (CONTINUES), looked for as fixed strings first."""
-    ends = (end.decode() for end in LINE_ENDS_GOING_ON)
-    return (any(end in text for end in ends) or text.rstrip("\r").endswith(("\\", "^", "`"))) and bool(
+    return (any(end in text for end in LINE_ENDS_GOING_ON) or text.rstrip("\r").endswith(("\\", "^", "`"))) and bool(
         CONTINUED_ANYWHERE.search(text)
     )
 
