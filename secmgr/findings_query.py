@@ -113,6 +113,22 @@ def seen_by(
     return where
 
 
+def seen_by_none(
+    db: Db, kind: str, *, pr_ids: Sequence[int] | None, pr_scan_id: int | None, commit_scan_id: int | None
+) -> bool:
+    """Whether a pull request, pull request scan or live commit scan filter names no finding at all: the list is
+    empty then, whatever its other filters (each looked up in its sightings' partial index, a row at most)."""
+    table, _ = SIGHTINGS[kind]
+    named: list[tuple[str, Sequence[int]]] = []
+    if pr_ids:
+        named.append((f"pr_id IN ({placeholders(pr_ids)})", pr_ids))
+    if pr_scan_id is not None:
+        named.append(("pr_scan_id = ?", [pr_scan_id]))
+    if commit_scan_id is not None:
+        named.append(("live_commit_scan_id = ?", [commit_scan_id]))
+    return any(db.scalar(f"SELECT 1 FROM {table} WHERE {sighted} LIMIT 1", params) is None for sighted, params in named)
+
+
 def sightings_of(db: Db, kind: str, finding_id: int) -> list[Row]:
     """Every scan that saw the finding, first one first."""
     table, link = SIGHTINGS[kind]

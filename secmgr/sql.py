@@ -13,8 +13,10 @@ CHUNK = 500
 
 
 def holds_text(column: str) -> str:
-    """The condition that `column` holds a `like_pattern` given as its parameter, in any case."""
-    return f"lower({column}) LIKE lower(?) ESCAPE '\\'"
+    """The condition that `column` holds a `like_pattern` given as its parameter, in any case: SQLite's LIKE folds
+    case itself (ASCII, as its `lower()` does; folding both sides cost 2.6x), PostgreSQL's translation of it folds
+    both sides, which its trigram indexes on `lower(column)` serve."""
+    return f"{column} LIKE ? ESCAPE '\\'"
 
 
 class Where:

@@ -17,11 +17,12 @@ from .findings_query import (
     SightingOut,
     embedded_repository,
     seen_by,
+    seen_by_none,
     sightings_of,
 )
 from .ids import Id, Ids
 from .severity import Severity
-from .sql import Where, like_pattern, order_by, paged, repository_scope
+from .sql import Where, holds_text, like_pattern, order_by, paged, repository_scope
 from .web import READONLY, Context, Endpoint, PageQuery, envelope
 
 
@@ -90,11 +91,13 @@ def public(row: Row) -> dict[str, Any]:
 
 
 def list_vulnerabilities(db: Database, q: VulnerabilityQuery, scope: int | None) -> tuple[list[Row], int]:
+    if seen_by_none(db, "vulnerability", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id):
+        return [], 0
     where, by_repository = repository_scope(db, "v.repository_id", "vulnerability_count", scope, q.repo_ids, q.vc_ids)
     by_repository_alone = len(where.parts)
     if q.package:
-        where.add("v.package IN (SELECT package FROM vulnerability_packages WHERE lower(package) LIKE lower(?)"
-                  " ESCAPE '\\')", like_pattern(q.package))  # fmt: skip
+        where.add(f"v.package IN (SELECT package FROM vulnerability_packages WHERE {holds_text('package')})",
+                  like_pattern(q.package))  # fmt: skip
     seen_by(where, "vulnerability", "v", pr_ids=q.pr_ids, pr_scan_id=q.pr_scan_id, commit_scan_id=q.commit_scan_id,
             scan_type=q.scan_type)  # fmt: skip
     where.contains(INDEX, "v.id", ["v.vuln_id", "v.aliases", "v.summary", "v.package", "v.file"], q.search)

@@ -179,3 +179,24 @@ def test_totals_filtered_by_repository_alone_come_from_the_repositories_counters
     with statements(database(world)) as seen:
         world.api.get("/secrets/?limit=1", world.admin)
     assert not any("count(*)" in q.lower() and "from secrets" in q.lower() for q in queries(seen)), seen
+
+
+def test_a_scan_filter_naming_no_finding_answers_after_one_query(world: World) -> None:
+    """A pull request, pull request scan or live commit scan that saw nothing leaves the list empty whatever the
+    other filters: one lookup in the sightings, nothing read of the repositories or the findings."""
+    vc = world.vc["id"]
+    for path in ["/secrets/", "/vulnerabilities/"]:
+        for query in [f"pr_ids=999&vc_ids={vc}", "pr_scan_id=999&severity=high", "commit_scan_id=999&search=x",
+                      "pr_ids=998&pr_ids=999&sort_by=id"]:  # fmt: skip
+            with statements(database(world)) as seen:
+                response = world.api.get(f"{path}?{query}", world.admin)
+            assert response.status_code == 200, response.text
+            assert (response.json()["total"], response.json()["items"]) == (0, [])
+            listing = [q for q in queries(seen) if "FROM users" not in q]  # the rest is the caller's sign-in
+            assert len(listing) == 1 and "sightings" in listing[0], (path, query, seen)
+    # and with a sighting, the list holds it (the lookup does not end it)
+    world.import_secrets(world.repos[0]["id"], [leak("github-pat", "ghp_seen00000000000000000000000000000000",
+                                                     "ci.yml", 3)])  # fmt: skip
+    with statements(database(world)) as seen:
+        total = world.api.get(f"/secrets/?vc_ids={vc}&scan_type=repo_scan", world.admin).json()["total"]
+    assert total >= 1 and len([q for q in queries(seen) if "FROM users" not in q]) > 1

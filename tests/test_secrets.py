@@ -326,6 +326,7 @@ def test_sorted_after_filter_and_along_a_sort_index_give_the_same_pages(
                 f"rule=generic&repo_ids={c}&limit=4&page=2", "rule=generic&limit=4&page=3",
                 "created_at=2020-01-01&sort_by=severity&limit=4&page=2",
                 "created_at=2020-01-01&sort_by=rule&order_by=desc&limit=4&page=2",
+                "created_at=2020-01-01&sort_by=rule&limit=4&page=3",
                 f"created_at=2020-01-01&repo_ids={c}&sort_by=entropy&limit=4"]  # fmt: skip
     monkeypatch.setattr(secrets, "TRIGRAMS_PAY_FROM", -1)
     sorted_after_filter = {query: [s["id"] for s in items(world, query)] for query in queries}
@@ -337,6 +338,26 @@ def test_sorted_after_filter_and_along_a_sort_index_give_the_same_pages(
     assert items(world, f"created_at=2999-01-01&repo_ids={c}") == []
     newest = max(s["created_at"] for s in items(world, f"repo_ids={c}&sort_by=created_at&order_by=desc&limit=1"))
     assert len(items(world, f"created_at={newest}&repo_ids={c}&limit=100")) >= 1
+
+
+def test_pages_walked_down_the_updated_index_are_those_sorted_after_filter(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sorted by `updated_at` descending with a lower bound on `created_at`, the page is read walking `updated_at`'s
+    index while few more secrets were updated since the bound than match it: the same pages as sorting the matches,
+    some of them seen again (updated) after the others, deep pages and pages past the end included."""
+    a, _, c = (r["id"] for r in world.repos)
+    leaks = [leak("generic-api-key", f"walked-key-{n:04d}-abcdef", f"w{n % 4}.txt", n) for n in range(1, 14)]
+    world.import_secrets(c, leaks)
+    world.import_secrets(c, [{**found, "Author": "Again"} for found in leaks[3:6]])
+    bound = min(s["created_at"] for s in items(world, f"repo_ids={c}&limit=100"))
+    queries = [f"created_at={bound}&sort_by=updated_at&order_by=desc&limit=4&page={page}" for page in (1, 2, 4, 9)]
+    queries += [f"created_at={bound}&sort_by=updated_at&order_by=desc&repo_ids={c}&file=w1&limit=2",
+                f"created_at={bound}&sort_by=updated_at&order_by=desc&repo_ids={a}"]  # fmt: skip
+    walked = {query: [s["id"] for s in items(world, query)] for query in queries}
+    monkeypatch.setattr(secrets, "UPDATED_PER_CREATED", 0)
+    assert walked == {query: [s["id"] for s in items(world, query)] for query in queries}
+    assert [len(ids) for ids in walked.values()][:2] == [4, 4] and walked[queries[3]] == []
 
 
 @pytest.mark.parametrize("query, loc", [

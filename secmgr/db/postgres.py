@@ -43,14 +43,17 @@ _TRIGRAM_CANDIDATES = re.compile(
     r"[\w.]+ IN \(SELECT rowid FROM (\w+) WHERE \1 MATCH \? UNION ALL"
     r" SELECT id FROM \w+ WHERE id > \(SELECT indexed_through FROM search_index_progress WHERE name = '\1'\)\)"
 )
+# SQLite's LIKE folds case itself; PostgreSQL's trigram indexes hold the lower-cased texts.
+_CASELESS_LIKE = re.compile(r"(?<![\w.])([\w.]+) LIKE \? ESCAPE '\\'")
 
 
 @lru_cache(maxsize=4096)
 def translate(sql: str) -> str:
     """PostgreSQL's text of a statement written for SQLite: `?` becomes `%s` (and `%` `%%`) outside quotes, and
     the FTS5 trigram pre-filter (PostgreSQL's trigram indexes serve the exact check itself) a no-op that keeps its
-    parameter."""
+    parameter; a LIKE, which SQLite folds case for, folds both sides."""
     sql = _TRIGRAM_CANDIDATES.sub("CAST(? AS text) IS NOT NULL", sql).replace("ifnull(", "coalesce(")
+    sql = _CASELESS_LIKE.sub(r"lower(\1) LIKE lower(?) ESCAPE '\\'", sql)
 
     def swap(match: re.Match[str]) -> str:
         token = match.group(0)
