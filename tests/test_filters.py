@@ -4,6 +4,8 @@ fills (`slot_signal`, the `password-slot` validator), and what a finding's confi
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import zlib
 
@@ -288,11 +290,25 @@ def test_an_npm_token_is_high_only_with_its_checksum() -> None:
     assert "confidence:high" in tags[valid] and "confidence:medium" in tags[valid[:-1] + "Q"]
 
 
-def test_jwt_ios_example_is_kept_low_whatever_finds_it() -> None:
-    example = f"{HEADER}.{b64({'sub': '1234567890', 'name': 'John Doe', 'iat': 1516239022})}.{SIGNATURE}"
-    for text, path in [(f"Authorization: Bearer {example}", "auth.md"), (f'TOKEN = "{example}"', "client.py")]:
+def signed(payload: dict[str, object], key: bytes) -> str:
+    """An HS256 JSON Web Token of `payload` signed with `key`."""
+    body = f"{HEADER}.{b64(payload)}"
+    mac = hmac.new(key, body.encode(), hashlib.sha256).digest()
+    return f"{body}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+
+
+def test_jwt_ios_example_is_dropped_and_its_claims_signed_anew_kept_low_whatever_finds_it() -> None:
+    claims = {"sub": "1234567890", "name": "John Doe", "iat": 1516239022}
+    for key in (b"your-256-bit-secret", b"a-string-secret-at-least-256-bits-long"):  # jwt.io's published keys
+        example = signed(claims, key)
+        for text, path in [(f"Authorization: Bearer {example}", "auth.md"), (f'TOKEN = "{example}"', "client.py")]:
+            assert DETECTOR.scan_document(text + "\n", path) == [], (key, path)
+    anew = signed(claims, b"Hq8#vLm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0")
+    for text, path in [(f"Authorization: Bearer {anew}", "auth.md"), (f'TOKEN = "{anew}"', "client.py")]:
         found = DETECTOR.scan_document(text + "\n", path)
         assert found and all(m.confidence == "low" for m in found), found
+    other = signed({"sub": "svc-billing", "iat": 1716239022}, b"your-256-bit-secret")  # anyone could have made it
+    assert DETECTOR.scan_document(f'TOKEN = "{other}"\n', "client.py") == []
 
 
 @pytest.mark.parametrize(
@@ -400,4 +416,40 @@ def test_a_data_uri_of_text_is_decoded_but_not_one_of_an_image() -> None:
     ],
 )
 def test_references_names_and_defaults_of_infrastructure(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)
+
+
+# An OpenPGP message in base64 without its armour (a passphrase's session key packet, as `gpg --symmetric` makes it)
+OPENPGP = (
+    "jA0ECQMCIE0Grxr7DaP/0kIBtaq6FZLSi/VlhwY14kNplp6KdZ12seW48Z18sZxN/88TUZsBXlaJpdv5bcHm3g4W/6e+3g1M7Vy1s+FTiVExvZU="
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a setter given an environment variable's or a property's name, then its value: the value is given to it
+        (".teamcity/settings.kts", 'param("env.DEPLOY_PASSWORD", "otter-Lantern-41")', True),
+        ("src/main/java/Tls.java", 'System.setProperty("javax.net.ssl.keyStorePassword", "otter-Lantern-41");', True),
+        ("config.php", 'define("DB_PASSWORD", "otter-Lantern-41");', True),
+        ("src/main/java/Tls.java", 'messages.put("error.password.invalid", "Invalid-Password-Format");', False),
+        ("ui.kt", 'label("passwordHint", "at-least-eight-chars")', False),
+        # the names of secrets to fetch or to mask, listed
+        ("pipelines/deploy.yml", "    SecretsFilter: 'StorageConnectionString,RedisPassword'", False),
+        ("pipelines/deploy.yml", "    SecretsFilter: 'Kq8vLm2Zx7Rk4TnW,RedisPassword'", True),
+        # an encrypted data bag's GCM tag beside its ciphertext
+        ("data_bags/apps/billing.json", '    "auth_tag": "EvsMm0VzybWKv5sKa4n/3g==",', False),
+        ("data_bags/apps/billing.json", '    "auth_token": "EvsMm0VzybWKv5sKa4n/3g==",', True),
+        # an OpenPGP message (Renovate's `encrypted`): only the key's holder opens it
+        ("renovate.json", f'      "password": "{OPENPGP}"', False),
+        ("renovate.json", f'      "password": "{OPENPGP[2:]}"', True),
+        # the name or path of a secret in a secrets manager, not the secret
+        ("deploy.sh", "aws secretsmanager get-secret-value --secret-id prod/db/master --query SecretString", False),
+        ("deploy.sh", "deploy-cli push --secret-id Kq8vLm2Zx7Rk4TnWp3 --env prod", True),
+        # Docker's warning, in every CI log that logs in with -p
+        ("ci.log", "WARNING! Using --password via the CLI is insecure. Use --password-stdin.", False),
+        ("ci.log", "docker login -u ci --password Kq8vLm2Zx7 registry.corp.example", True),
+    ],
+)
+def test_setters_name_lists_ciphertexts_and_secret_names(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)

@@ -563,7 +563,7 @@ class Detector:
     def _accept(self, rule: Rule, candidate: Candidate, line: str, path: str, commit: str) -> Iterator[Match]:
         secret = candidate.secret
         published = filters.published_jwt(secret) if secret.startswith("eyJ") else None
-        if published == "public":
+        if published in ("public", "published"):
             return  # whatever rule found it (a bearer header, an assignment)
         entropy = shannon_entropy(secret)
         if rule.entropy and entropy < rule.entropy:

@@ -9,6 +9,8 @@ looks like.
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import re
 from urllib.parse import unquote
@@ -118,7 +120,28 @@ def sealed_ciphertext(value: str, text: str) -> bool:
 
 
 def is_encrypted(value: str) -> bool:
-    return bool(ENCRYPTED.search(value.strip()))
+    value = value.strip()
+    return bool(ENCRYPTED.search(value)) or openpgp_message(value)
+
+
+def openpgp_message(value: str) -> bool:
+    """Base64 of an OpenPGP message without its armour (Renovate's `encrypted`, git-crypt's, pass'): it starts
+    with a packet of a session key encrypted to a public key (tag 1) or with a passphrase (tag 3), of a version
+    RFC 4880 or 9580 defines (3 to 6)."""
+    if len(value) < 64 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
+        return False
+    try:
+        head = base64.b64decode(value[:12])
+    except ValueError:
+        return False
+    first = head[0]
+    if first & 0xC0 == 0xC0:  # the new packet format: the tag in six bits, a length of 1, 2 or 5 octets
+        tag, length = first & 0x3F, 1 if head[1] < 192 else 2 if head[1] < 224 else 5
+    elif first & 0x80:  # the old one: the tag in four bits, a length of 1, 2 or 4 octets
+        tag, length = (first >> 2) & 0x0F, (1, 2, 4, 0)[first & 0x03]
+    else:
+        return False
+    return tag in (1, 3) and 0 < length and head[1 + length] in (3, 4, 5, 6)
 
 
 def _alternating_sequences(value: str, threshold: float = 0.6) -> bool:
@@ -391,15 +414,21 @@ def is_public_key(value: str) -> bool:
 
 def published_claims(payload: dict[str, object]) -> str | None:
     """What a JSON Web Token's claims say of it: `public` for PostgREST's and Supabase's anon role (a key for
-    browsers, limited by row-level security), `example` for jwt.io's published example (which test data copies
-    as a stand-in for a real token: kept, at low confidence), else None."""
+    browsers, limited by row-level security), `example` for the claims of jwt.io's published example (test data
+    signs them anew as a stand-in for a real token: kept, at low confidence), else None."""
     if payload.get("role") == "anon":
         return "public"
     return "example" if payload.get("sub") == "1234567890" and payload.get("name") == "John Doe" else None
 
 
+# The HMAC keys jwt.io's debugger has signed its example tokens with, then and now: a token they verify was signed
+# with a published key, by whoever copied the example.
+PUBLISHED_JWT_KEYS = (b"your-256-bit-secret", b"a-string-secret-at-least-256-bits-long")
+
+
 def published_jwt(secret: str) -> str | None:
-    """published_claims of a value that is a JSON Web Token, else None."""
+    """published_claims of a value that is a JSON Web Token, or `published` when an HS256 token verifies with a
+    key PUBLISHED_JWT_KEYS holds (jwt.io's example itself: not a credential); else None."""
     parts = secret.split(".")
     if len(parts) != 3 or not secret.startswith("eyJ"):
         return None
@@ -407,6 +436,11 @@ def published_jwt(secret: str) -> str | None:
         payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except ValueError:
         return None
+    signed = f"{parts[0]}.{parts[1]}".encode()
+    for key in PUBLISHED_JWT_KEYS:
+        signature = base64.urlsafe_b64encode(hmac.new(key, signed, hashlib.sha256).digest()).rstrip(b"=")
+        if hmac.compare_digest(signature, parts[2].encode()):
+            return "published"
     return published_claims(payload) if isinstance(payload, dict) else None
 
 

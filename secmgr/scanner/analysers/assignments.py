@@ -76,7 +76,7 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -149,6 +149,9 @@ TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(
 CHECKSUM_BEFORE = re.compile(r"(?:checksum|digest|sha\d{0,3}|md5)[/._-]$", re.IGNORECASE)
 ARN_BEFORE = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d{0,12}:$")
 XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
+# An environment variable's or a property's name given first to a setter: define("DB_PASSWORD", "…"),
+# param("env.DEPLOY_TOKEN", "…"), System.setProperty("javax.net.ssl.keyStorePassword", "…"): the value is given to it.
+SETTING = re.compile(r"(?:env\.)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+")
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -366,6 +369,8 @@ _JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but d
 PATH_OF_WORDS = re.compile(f"@?{_WORD_PART}(?:{_JOIN}{_WORD_PART})*{_JOIN}(?:{_WORD_PART})?/?")  # @scope/package
 MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
+_CAMEL_NAME = r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\d{0,2}"
+NAME_LIST = re.compile(f"{_CAMEL_NAME}(?:\\s*,\\s*{_CAMEL_NAME})+")
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
@@ -403,6 +408,8 @@ def _identifier_like(value: str, words: bool) -> bool:
     directly: `correct-horse-battery-staple` is one)."""
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
         return True
+    if words and NAME_LIST.fullmatch(value):
+        return True  # 'StorageConnectionString,RedisPassword': a list of names (of secrets to fetch, to mask)
     if words and re.fullmatch(r"[A-Za-z][\w-]{0,14}\\{1,2}[\w.$-]{1,64}", value):
         return True  # CORP\svc-iis: a Windows account, DOMAIN\user
     if re.search(r"(?:^|/)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/", value):
@@ -746,7 +753,7 @@ def _at(
     remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
-    direct = syntax not in ("call", "argument", "") or netrc
+    direct = syntax not in ("call", "argument", "") or netrc or syntax == "argument" and bool(SETTING.fullmatch(name))
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
