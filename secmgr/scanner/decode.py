@@ -110,10 +110,11 @@ def looks_encoded(text: str) -> bool:
 
 
 def forms(keyword: str) -> set[str]:
-    """Fixed strings that a keyword's hex, base64 (standard and URL-safe, at each alignment) and base64 of its hex
-    always contain; none shorter than 8 characters."""
+    """Fixed strings that a keyword's hex (of the keyword as written and in capitals: -----BEGIN, AKIA), base64
+    (standard and URL-safe, at each alignment) and base64 of its hex always contain; none shorter than 8 characters
+    (keywords are matched regardless of case, which the hex of letters does not follow)."""
     raw = keyword.encode()
-    found = {raw.hex()} if len(raw) >= 4 else set()
+    found = {raw.hex(), raw.upper().hex()} if len(raw) >= 4 else set()
     for text in (raw, raw.hex().encode()):
         for pad in range(3):
             encoded = base64.b64encode(b"\0" * pad + text + b"\0\0").decode()

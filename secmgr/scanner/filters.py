@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import html
 import json
 import re
 from urllib.parse import unquote
@@ -20,12 +21,14 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
+    r"""|^\([a-z _-]{3,60}\)$"""
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
-    "geheim", "anonymous@", "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
+    "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier", "àmodifier", "wijzigen", "anonymous@",
+    "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
     "redacted", "sensitive*data", "tobemodified",
     "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
@@ -53,6 +56,8 @@ PUBLISHED_EXAMPLES = frozenset(
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "n9qo8uloickgx2zmrzomyeijzagcfl7p92ldgxad68ljzdl17lhwy",  # bcrypt's example hash, in its references
+        "rdescudvjcsgt3ub+b+dwrwjtmaajobg",  # Argon2's reference example: "password" with the salt "somesalt"
         "postgres",  # the official PostgreSQL image's default user, database and (in development) password
         # Azurite's (the Azure Storage emulator's) account key, the same in every installation
         "eby8vdm02xnocqflquwjpllmetlcdxj1ouzft50usrz6ifsufq2uvercz4i6tq/k1szfptotr/kbhbeksogmgw==",
@@ -162,6 +167,16 @@ def _longest_walk(value: str) -> int:
     return longest
 
 
+def _unescaped(value: str) -> str:
+    """Markup's text with its character references resolved, as often as an export escaped it again (twice at most)."""
+    for _ in range(2):
+        plain = html.unescape(value)
+        if plain == value:
+            break
+        value = plain
+    return value
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
     return placeholder_signal(value) == "placeholder"
@@ -170,6 +185,8 @@ def is_placeholder(value: str) -> bool:
 def placeholder_signal(value: str) -> str | None:
     """`placeholder` for a value that certainly stands in for a secret; `contrived` for one that looks made up
     by hand (keyboard walks and counting patterns mixed into it: z9y8x7, A4bC5dE6) but may be real; else None."""
+    if "&" in value and ";" in value:
+        value = _unescaped(value)  # &lt;password&gt; (&amp;lt;… twice over): markup's text, judged as it reads
     lowered = value.lower()
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
         return "placeholder"
@@ -295,7 +312,8 @@ NOT_REAL_WORDS = (
     "insert",
     "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
     "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
-    "notset", "not-set", "not_set", "not set", "geheim", "anonymous@",
+    "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
+    "àmodifier", "wijzigen", "anonymous@",
 )  # fmt: skip
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?i:tbd|none|null|fake|todo)(?![a-z0-9])")
 
@@ -305,7 +323,7 @@ def slot_signal(value: str) -> str | None:
     string's `Password=`, a `--password` argument, a password assignment): there a value is a credential whatever
     its text, so only what stands in (a template, a variable, a mask, the slot's own name, an example word) is a
     placeholder; what looks typed by hand (sequences, `secret`, `hunter2`) is `contrived`."""
-    stripped = value.strip()
+    stripped = _unescaped(value.strip()) if "&" in value and ";" in value else value.strip()
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
         return "placeholder"

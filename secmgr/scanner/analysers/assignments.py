@@ -753,7 +753,8 @@ def _at(
     remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
-    direct = syntax not in ("call", "argument", "") or netrc or syntax == "argument" and bool(SETTING.fullmatch(name))
+    setting = syntax == "argument" and SETTING.fullmatch(name) and not SETTING.fullmatch(value)  # (not a list)
+    direct = syntax not in ("call", "argument", "") or netrc or bool(setting)
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)

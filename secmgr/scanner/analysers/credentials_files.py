@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from .. import filters
 from ..validators import b64decode_loose
 from . import READS_BELOW, UNMARKED_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
+from .assignments import PASSWORD_ABROAD, PASSWORD_PHRASES
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -25,13 +26,16 @@ HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TAG = re.compile(r"<[^>]*>")
 TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  # a Markdown table's |---|---|
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`.
+# In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
 SECRET_COLUMN = (
     r"(?:[\w ]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
-    r"|(?:[\w ]{0,20}[ _])?pass)"  # `pass` as a word of its own: not compass, bypass
+    r"|(?:[\w ]{0,20}[ _])?pass"  # `pass` as a word of its own: not compass, bypass
+    rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
 )
 CSV_HEADER = re.compile(
-    rb"^(?:[^\n]*[,\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,\t][^\n]*)?$", re.MULTILINE
+    rb"^(?:[^\n]*[,;\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,;\t][^\n]*)?$", re.MULTILINE
 )
+PHP_VARIABLE = re.compile(r"^\$_[A-Z]+\[[\"']?([\w.]+)[\"']?\]$")  # phpinfo()'s rows: $_ENV['DB_PASSWORD']
 CSV_ROWS = 10_000  # an export of accounts, not a data set
 DESCRIPTION = re.compile(
     r"[(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?(?: [(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?)+"
@@ -93,6 +97,12 @@ def _is_csv(path: str) -> bool:
     return path.lower().endswith(CSV_SUFFIXES)
 
 
+def _delimiter(header: str) -> str:
+    """A CSV file's delimiter, from its header: `;` where a spreadsheet wrote one for a locale whose decimal comma
+    takes `,` (German, French, Spanish exports), else `,`."""
+    return ";" if header.count(";") > header.count(",") else ","
+
+
 def _fields(line: str, delimiter: str) -> list[str]:
     """A CSV line's fields; none for one the csv module will not read (a field past its size limit)."""
     try:
@@ -104,6 +114,7 @@ def _fields(line: str, delimiter: str) -> list[str]:
 # The header names the columns; the rows below it hold no keyword, so history reads such a file's diff whole.
 READS_BELOW["csv-credentials"] = (
     (b",", CSV_HEADER, _is_csv),
+    (b";", CSV_HEADER, _is_csv),
     (
         b"|",
         re.compile(rb"\|[ \t`]*" + SECRET_COLUMN.encode() + rb"[ \t`]*\|"),
@@ -112,6 +123,11 @@ READS_BELOW["csv-credentials"] = (
     (
         b"<th",
         re.compile(rb"<th\b[^>]*>[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*</th"),
+        lambda path: path.lower().endswith(HTML_SUFFIXES),
+    ),
+    (  # a cell labelling the one beside it (phpinfo()'s `$_ENV['DB_PASSWORD']`)
+        b"<td",
+        re.compile(rb"<td\b[^>]*>[ \t]*(?:\$_[a-z]+\[['\"]?)?" + SECRET_COLUMN.encode() + rb"['\"]?\]?[ \t]*</td"),
         lambda path: path.lower().endswith(HTML_SUFFIXES),
     ),
 )
@@ -127,7 +143,7 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     if _is_csv(path):
         header = next((i for i, line in enumerate(lines) if line.strip()), None)
         if header is not None:
-            delimiter = "\t" if path.lower().endswith(".tsv") else ","
+            delimiter = "\t" if path.lower().endswith(".tsv") else _delimiter(lines[header])
             rows = range(header + 1, min(len(lines), header + 1 + CSV_ROWS))
             yield from _column_values(lines, header, rows, lambda line: _fields(line, delimiter))
     elif path.lower().endswith(MARKDOWN_SUFFIXES):
@@ -169,7 +185,8 @@ def _html_tables(lines: Sequence[str]) -> Iterator[Candidate]:
 
 
 def _secret_column(name: str) -> bool:
-    return re.fullmatch(SECRET_COLUMN, name.strip().strip(":").lower()) is not None
+    name = PHP_VARIABLE.sub(r"\1", name.strip().strip(":"))
+    return re.fullmatch(SECRET_COLUMN, name.lower()) is not None
 
 
 def _cells(line: str) -> list[str]:
