@@ -119,11 +119,13 @@ WALK_PAYS = 1.0  # past that, a walk pays while it passes fewer secrets than thi
 # A substring found through the trigram index costs the page as much again as the count: a walk checking each
 # secret's text pays sooner, while it passes fewer secrets than this.
 WALK_INSTEAD_OF_TRIGRAMS = 20_000
+# Sorted by updated_at descending under a lower bound on created_at, a walk passes the secrets updated since the
+# bound: it is taken while they are at most this many times the matches.
+UPDATED_PER_CREATED = 4
 # A lower bound on created_at or updated_at matches the newest secrets. A walk meets them as soon as the matches'
 # share predicts when it runs newest first (descending: ties, and keys that grow with time, put them first) or sorts
 # by a key of few ties that says nothing of when a secret was found; ascending by another key it meets them last,
 # so it walks only when nearly every secret in scope matches.
-UPDATED_PER_CREATED = 4
 SPREAD_KEYS = {"date", "file", "entropy"}
 WALK_PAST_A_TIME_BOUND = 0.9
 # Sort keys that a filtered column decides (a rule has one severity): walking such a key's index passes every secret

@@ -368,9 +368,9 @@ _WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*
 _JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but development#product may be a password
 PATH_OF_WORDS = re.compile(f"@?{_WORD_PART}(?:{_JOIN}{_WORD_PART})*{_JOIN}(?:{_WORD_PART})?/?")  # @scope/package
 MODULE_PATH = re.compile(r"(?=[^.]*\.)(?=.*_)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")  # starlette._body_limit
-# A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 _CAMEL_NAME = r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\d{0,2}"
-NAME_LIST = re.compile(f"{_CAMEL_NAME}(?:\\s*,\\s*{_CAMEL_NAME})+")
+NAME_LIST = re.compile(f"{_CAMEL_NAME}(?:\\s*,\\s*{_CAMEL_NAME})+")  # names in camel case, listed
+# A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
