@@ -453,3 +453,28 @@ OPENPGP = (
 )
 def test_setters_name_lists_ciphertexts_and_secret_names(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a Fernet token (Airflow's connections, Django's fields): ciphertext whose key is elsewhere
+        ("db_dump/connection.csv", "conn_id,password\nwarehouse,gAAAAABrCAsL" + "Qm7Zr2Lx9Kp4Wv8T" * 6 + "==", False),
+        ("db_dump/connection.csv", "conn_id,password\nwarehouse,Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1", True),
+        # an SSH host key's fingerprint
+        ("conf/sftp.yaml", 'host_key_fingerprint: "SHA256:51X5mX0sII6ElJFjqGsZ/XaYOvQkS90mtKcxdzBu1Eg"', False),
+        ("conf/sftp.yaml", 'host_key_passphrase: "51X5mX0sII6ElJFjqGsZ/XaYOvQkS90mtKcxdzBu1Eg"', True),
+        # a secret's coordinates in a store, and Kafka's config providers
+        ("source.json", '"_secret": "airbyte_workspace_a0e568f1-4499-4826-9a62-233bb8b0ded8_secret_v1"', False),
+        ("connector.json", '"database.password": "${secretManager:debezium-inventory:password}",', False),
+        ("connector.json", '"database.password": "${DB_PASSWORD:Kq7#vW2zNm}",', True),
+        # psql's variables, interpolated as literals
+        ("migrations/V14__roles.sql", "CREATE ROLE metabase_ro LOGIN PASSWORD :'metabase_pw' IN ROLE bi;", False),
+        ("migrations/V14__roles.sql", "CREATE ROLE metabase_ro LOGIN PASSWORD 'Kq7#vW2zNm' IN ROLE bi;", True),
+        # elasticsearch-py's basic_auth / http_auth tuples
+        ("indexer/es.py", 'es = Elasticsearch(URL, basic_auth=("elastic", "Welcome87#"))', True),
+        ("indexer/es.py", 'es = Elasticsearch(URL, http_auth=("elastic", os.environ["ES_PASSWORD"]))', False),
+    ],
+)
+def test_ciphertexts_fingerprints_references_and_auth_tuples(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

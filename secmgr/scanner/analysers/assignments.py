@@ -76,7 +76,8 @@ NOT_SECRET_NAME = re.compile(
     r"|request|req|res|callback|handler|fn|func|function|class|service|client|factory|builder|helper|util|utils"
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
-    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags)$",
+    r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
+    r"|fingerprint|fingerprints)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -414,6 +415,10 @@ def _identifier_like(value: str, words: bool) -> bool:
         return True  # CORP\svc-iis: a Windows account, DOMAIN\user
     if re.search(r"(?:^|/)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/", value):
         return True  # u/0806bd37-…/ac09f6…: an object's key, a path through an id
+    if re.fullmatch(r"[a-z]+(?:_(?:[a-z]+\d{0,3}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}))+", value) and re.search(
+        r"[0-9a-f]{8}-", value
+    ):
+        return True  # airbyte_workspace_<uuid>_secret_<uuid>: a secret's coordinates in a store, not the secret
     if words and re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value):
         return True  # symbol2label: a mapping's name (where a password goes, love2dance may be one)
     if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
@@ -732,6 +737,8 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    if quoted and line.endswith(" :", 0, at - 1) and path.lower().endswith(".sql"):
+        return  # PASSWORD :'reporting_pw': psql's variable, interpolated as a literal
     if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
         return  # <settings pass="oobeSystem">, password="required": an attribute's word, a mode or a name
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
