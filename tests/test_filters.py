@@ -478,3 +478,40 @@ def test_setters_name_lists_ciphertexts_and_secret_names(path: str, text: str, f
 )
 def test_ciphertexts_fingerprints_references_and_auth_tuples(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAA00lEQVR4nAHIADf/APf+u2SDOSc5YUqKu7bh"  # an 8x8 icon's start
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # declarations between a name and its literal, in the languages that write them
+        ("copybook/DBCONN.cpy", "           05  WS-DB-PASSWORD    PIC X(18) VALUE 'Kq7#vW2zNm'.", True),
+        ("copybook/DBCONN.cpy", "           05  WS-DB-PASSWORD    PIC X(18) VALUE SPACES.", False),
+        ("src/zcl_bank.clas.abap", "    c_password TYPE string VALUE 'Kq7#vW2zNm'.", True),
+        ("src/zcl_bank.clas.abap", "    c_password TYPE string VALUE is_config-password.", False),
+        ("plsql/pkg_sync.pkb", "  c_api_pass CONSTANT VARCHAR2(64) := 'Kq7#vW2zNm';", True),
+        ("plsql/pkg_sync.pkb", "  c_api_pass CONSTANT VARCHAR2(64) := get_secret('sync');", False),
+        ("Services/Sms.vb", '    Private Const AuthToken As String = "7dafaf783828aaa4e6f78ac3aa28ac69"', True),
+        ("Services/Sms.vb", '    Private Const AuthToken As String = ConfigurationManager.AppSettings("Token")', False),
+        ("src/ftpget.f", "      DATA PASSWD /'Kq7#vW2zNm'/", True),
+        ("src/db.c", '#define DB_PASS "tommy1971"', True),
+        ("src/db.c", '#define DB_PASS_ENV "DB_PASS"', False),
+        # string literals' prefixes: Objective-C's @"…", SQL Server's N'…', Erlang's <<"…">>
+        ("Sync/Client.m", 'static NSString *const SyncPassword = @"n3bula?0";', True),
+        ("Security/links.sql", "    @rmtpassword = N'Kq7#vW2zNm';", True),
+        ("src/bridge.app.src", '    {broker_pass, <<"Summer2020%">>},', True),
+        ("src/bridge.app.src", '    {broker_pass, os:getenv("BROKER_PASS")},', False),
+        # Clojure's and EDN's keywords as keys
+        ("project.clj", '                   :password "Fe9@aX1S"', True),
+        ("project.clj", "                   :password :env/nexus_password", False),
+        # a Delphi form's controls, Oracle's substitution variables, Salesforce's merge fields, inlined images
+        ("Source/uMain.dfm", "  object edPassword: TEdit", False),
+        ("migrations/V43__users.sql", 'CREATE USER erp_app IDENTIFIED BY "&&app_password";', False),
+        ("classes/Callout.cls", "req.setHeader('X-Api-Key', '{!$Credential.ERP_Gateway.Password}');", False),
+        ("assets/icons.lua", f'icons.key = "{PNG}"', False),
+    ],
+)
+def test_the_declarations_and_literals_of_less_common_languages(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

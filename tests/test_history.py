@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import shutil
 from pathlib import Path
 
@@ -209,7 +210,13 @@ def test_lines_no_mark_holds_are_left_out_without_changing_a_finding(tmp_path: P
     marked = fast.line_marks(STRUCTURE)
     assert marked is not None
     kept = _kept(text, _marked(text, marked)[0], keyword_lines)
-    assert len(kept) < len({text.rfind(b"\n", 0, end) + 1 for _, end in keyword_lines.ends(text)}) / 2
+    # Of the ordinary code's keyword lines (the scanner's own sources; the fixtures' lines hold secrets), four in five
+    # at least are left out (91 of 955 kept when this was written).
+    code = [(start, text.find(b"\ndiff --git ", start + 1) % (len(text) + 1))
+            for start in (m.start() for m in re.finditer(rb"^diff --git a/src/", text, re.MULTILINE))]  # fmt: skip
+    in_code = lambda position: any(start <= position < end for start, end in code)  # noqa: E731
+    keyword_starts = {text.rfind(b"\n", 0, end) + 1 for _, end in keyword_lines.ends(text)}
+    assert code and len([k for k in kept if in_code(k)]) < len([k for k in keyword_starts if in_code(k)]) / 5
 
 
 def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
-    r"""|^\([a-z _-]{3,60}\)$"""
+    r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
@@ -179,6 +179,10 @@ def _unescaped(value: str) -> str:
     return value
 
 
+# Base64 of a file that is not a secret, by its format's signature: PNG, JPEG, GIF, WebP, PDF, WOFF/WOFF2, ZIP.
+EMBEDDED_FILE = re.compile(r"iVBORw0KGgo|/9j/[4-7]|R0lGOD[lh]|UklGR|JVBERi0|d09GR|d09GMg|UEsDB")
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
     return placeholder_signal(value) == "placeholder"
@@ -194,6 +198,8 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value):
         return "placeholder"
+    if len(value) >= 64 and EMBEDDED_FILE.match(value):
+        return "placeholder"  # an image, a font or a document inlined as base64
     if "EXAMPLE" in value:
         return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):

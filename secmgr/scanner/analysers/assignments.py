@@ -44,7 +44,7 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
-    r"(?=$|[_.\-\"'\]\s:=>]|(?-i:[A-Z]))",
+    r"(?=$|[_.\-\"'\]\s:=>,]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
@@ -104,7 +104,8 @@ PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike).
 CONVERSION = r"(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\([ \t]{0,3}"
 # A literal's prefix: Python's bytes and raw strings, a conversion.
-STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]|{CONVERSION}[bB]?)(?=[\"'])")
+# (and @"…" of Objective-C and C#, N'…' of SQL Server, <<"…">> of Erlang and Elixir)
+STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]|@|N|<<|{CONVERSION}[bB]?)(?=[\"'])")
 REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
@@ -153,6 +154,18 @@ XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\
 # An environment variable's or a property's name given first to a setter: define("DB_PASSWORD", "…"),
 # param("env.DEPLOY_TOKEN", "…"), System.setProperty("javax.net.ssl.keyStorePassword", "…"): the value is given to it.
 SETTING = re.compile(r"(?:env\.)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:\.[a-z][A-Za-z0-9]*)+")
+# A declaration between a name and its literal: COBOL's `PIC X(16) VALUE`, ABAP's `TYPE string VALUE`, PL/SQL's and
+# Pascal's `CONSTANT VARCHAR2(64) :=`, Visual Basic's `As String =`; Fortran's `DATA name /'…'/` after DATA.
+DECLARED = re.compile(
+    r"\s+(?:PIC(?:TURE)?\s+[-+XAVS9$,.()\d]+\s+VALUE(?:\s+IS)?|TYPE\s+[\w/-]+\s+VALUE"
+    r"|(?:CONSTANT\s+)?[A-Za-z_][\w.%]*(?:\(\s*\d+(?:\s*,\s*\d+)?(?:\s+(?:BYTE|CHAR))?\s*\))?\s*:="
+    r"|As\s+(?:New\s+)?[\w.]+\s*=)\s*(?=[\"'])",
+    re.IGNORECASE,
+)
+FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
+FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
+DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
+KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,])[:#]$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -166,10 +179,14 @@ def _gate() -> LineGate:
     closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    quoted = (
-        rf"""(?:[bru]{{0,2}}|\\+|{CONVERSION}b?)(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
-    )
+    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?)"  # (STRING_PREFIX's, loosened)
+    quoted = rf"""{prefix}(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
+    declared = (  # DECLARED's declarations, loosened
+        f"{space}+(?:pic(?:ture)?{space}+[-+xavs9$,.()0-9]+{space}+value(?:{space}+is)?|type{space}+[0-9a-z_/-]+"
+        f"{space}+value|(?:constant{space}+)?[a-z_][0-9a-z_.%]*(?:\\([^)\\n]{{0,24}}\\))?{space}*:=|as{space}+"
+        f"(?:new{space}+)?[0-9a-z_.]+{space}*=){space}*"
+    )
     return LineGate(
         expressions=(
             f"{name}{closing}(?:{separator}|\\({space}*){tag}{quoted}",
@@ -180,6 +197,8 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
+            f"{name}{declared}{quoted}",
+            f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
         ),
         elsewhere=(
             f"{name}{closing}{separator}{tag}{unquoted}",
@@ -335,6 +354,16 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         while position < len(line) and line[position] == " ":
             position += 1
         return position, "call"
+    declared = DECLARED.match(line, position)
+    if declared is not None:
+        return declared.end(), "="
+    slash = re.match(r"\s*/\s*(?=')", line[position:]) if FORTRAN_DATA.match(line, 0, start) else None
+    if slash is not None:
+        return position + slash.end(), "="
+    if (DEFINE.match(line, 0, start) or KEYWORD_KEY.search(line, 0, start)) and re.match(
+        r"[ \t]+[\"']", line[position:]
+    ):
+        return len(line) - len(line[position:].lstrip(" \t")), "="
     quoted_name = start > 0 and line[start - 1] in QUOTES
     pair = PAIR_TO.match(line, position) if quoted_name and position > end else None
     if pair is not None:
@@ -346,7 +375,7 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
             return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
-        if TUPLE_KEY.search(line, max(0, start - 4), start) and line[found.end() : found.end() + 1] in QUOTES:
+        if TUPLE_KEY.search(line, max(0, start - 4), start) and line[found.end() :].lstrip("<")[:1] in QUOTES:
             return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value
         if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
             return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
@@ -671,6 +700,8 @@ def _at(
     kind = _kind(name)
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    if path.lower().endswith(FORM_SUFFIXES) and re.match(r"\s*(?:object|inherited|inline)\s", line):
+        return  # `object edPassword: TEdit`: a Delphi or Lazarus form's control and its class
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if ARN_BEFORE.search(line, 0, start):
