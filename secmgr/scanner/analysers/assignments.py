@@ -158,7 +158,7 @@ SETTING = re.compile(r"(?:env\.)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:
 # Pascal's `CONSTANT VARCHAR2(64) :=`, Visual Basic's `As String =`; Fortran's `DATA name /'…'/` after DATA.
 DECLARED = re.compile(
     r"\s+(?:PIC(?:TURE)?\s+[-+XAVS9$,.()\d]+\s+VALUE(?:\s+IS)?|TYPE\s+[\w/-]+\s+VALUE"
-    r"|(?:CONSTANT\s+)?[A-Za-z_][\w.%]*(?:\(\s*\d+(?:\s*,\s*\d+)?(?:\s+(?:BYTE|CHAR))?\s*\))?\s*:="
+    r"|(?:CONSTANT\s+)?N?(?:VAR)?(?:CHAR2?|VARCHAR2?|STRING|TEXT|CLOB|RAW)(?:\(\s*\d+(?:\s+(?:BYTE|CHAR))?\s*\))?\s*:="
     r"|As\s+(?:New\s+)?[\w.]+\s*=)\s*(?=[\"'])",
     re.IGNORECASE,
 )
@@ -182,10 +182,12 @@ def _gate() -> LineGate:
     prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?)"  # (STRING_PREFIX's, loosened)
     quoted = rf"""{prefix}(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
-    declared = (  # DECLARED's declarations, loosened
-        f"{space}+(?:pic(?:ture)?{space}+[-+xavs9$,.()0-9]+{space}+value(?:{space}+is)?|type{space}+[0-9a-z_/-]+"
-        f"{space}+value|(?:constant{space}+)?[a-z_][0-9a-z_.%]*(?:\\([^)\\n]{{0,24}}\\))?{space}*:=|as{space}+"
-        f"(?:new{space}+)?[0-9a-z_.]+{space}*=){space}*"
+    declared = (  # DECLARED's declarations, loosened, each after a literal word of its own
+        f"{space}+pic(?:ture)?{space}+[-+xavs9$,.()0-9]+{space}+value(?:{space}+is)?{space}*",
+        f"{space}+type{space}+[0-9a-z_/-]+{space}+value{space}*",
+        f"{space}+(?:constant{space}+)?n?(?:var)?(?:char2?|varchar2?|string|text|clob|raw)"
+        f"(?:\\([^)\\n]{{0,24}}\\))?{space}*:={space}*",
+        f"{space}+as{space}+(?:new{space}+)?[0-9a-z_.]+{space}*={space}*",
     )
     return LineGate(
         expressions=(
@@ -197,7 +199,7 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
-            f"{name}{declared}{quoted}",
+            *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
         ),
         elsewhere=(
