@@ -150,6 +150,12 @@ def test_hyperscan_prefilters_change_no_finding() -> None:
     cases = [(p.read_text(), p.name.split("--")[-1]) for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
     cases += [(e.text, e.path) for r in DETECTOR.rules for e in (*r.examples, *r.counterexamples)]
     cases += [("na\u00efve = 1\ntoken = 'Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1' # caf\u00e9", "app.py")]  # a line that is not ASCII
+    # texts that are not ASCII, with the keywords of analysers and multi-line rules in capitals
+    cases += [
+        ("# caf\u00e9\nkind: Secret\ndata:\n  PASSWORD: UXc4I21Mejkta1RuMg==\n", "secret.yaml"),
+        ("\u041f\u0410\u0420\u041e\u041b\u042c: Qm7#Zr2Lx9-Kp4\n", "notes.txt"),
+        ("na\u00efve\n" + (FIXTURES / "pos" / "sbt-credentials--credentials.sbt").read_text(), "credentials.sbt"),
+    ]
     assert DETECTOR.accelerated
     found = 0
     for text, path in cases:

@@ -530,9 +530,10 @@ class Detector:
 
     def _present(self, text: str, lowered: str) -> set[str]:
         """Which keywords of the multi-line rules and the analysers' rules `text` holds (ASCII case ignored)."""
-        if self.accelerated and text.isascii():
+        if self.accelerated:  # (a text that is not ASCII is searched lower-cased, as the keywords are written)
             accelerator = self._accelerator or self._accelerate()
-            return {self._document_keywords[i] for i in accelerator.document_keywords.found(text.encode())}
+            searched = text.encode() if text.isascii() else lowered.encode()
+            return {self._document_keywords[i] for i in accelerator.document_keywords.found(searched)}
         return {k for k in self._document_keywords if k in lowered}
 
     def _text_matches(self, text: str, present: set[str], allowed: set[int], path: str, commit: str) -> Iterator[Match]:
