@@ -165,7 +165,7 @@ DECLARED = re.compile(
 FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
-KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,])[:#]$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
+KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
