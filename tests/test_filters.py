@@ -515,3 +515,51 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAA00lEQVR4nAHIADf/APf+u2SDO
 )
 def test_the_declarations_and_literals_of_less_common_languages(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+def test_an_ecr_login_in_a_docker_config_is_found_however_long() -> None:
+    token = base64.b64encode(b"AWS:eyJwYXlsb2FkIjoi" + b"Qm7Zr2Lx9Kp4Wv8T" * 140).decode()  # some 3,000 characters
+    found = DETECTOR.scan_document(f'{{"auths": {{"1234.dkr.ecr.us-east-1.amazonaws.com": {{"auth": "{token}"}}}}}}\n',
+                                   ".docker/config.json")  # fmt: skip
+    assert [m.rule.id for m in found] == ["docker-config-auth"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # Stripe's publishable keys are made for browsers; its secret ones are not
+        (".config/stripe/config.toml", 'live_mode_pub_key = "pk_live_51HG87lm7VxCaVbS4AV7NPwUJrNtHR637n3ZhHkn"', False),
+        (".config/stripe/config.toml", 'live_mode_api_key = "rk_live_51HG87lm7VxCaVbS4AV7NPwUJrNtHR637n3ZhHkn"', True),
+        # Pulumi's secrets provider writes its salt and ciphertexts as v1:…:v1:…
+        ("stack-export.json", '"salt": "v1:Pmt3UVWg7TU=:v1:5uz+K8r3rBLmsiD1:KUEGqqS2xf9h1aJu/3ljFGwPSxihehcb"', False),
+        ("stack-export.json", '"secret_key": "Pmt3UVWg7TU5uzK8r3rBLmsiD1KUEGqqS2xf9h1aJu"', True),
+    ],
+)
+def test_publishable_keys_and_pulumi_ciphertexts(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)
+
+
+def _ssh_string(value: bytes) -> bytes:
+    return len(value).to_bytes(4, "big") + value
+
+
+def test_a_passphrase_protected_openssh_key_is_medium_and_a_bare_one_high() -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = ed25519.Ed25519PrivateKey.generate()
+    text = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
+                             serialization.NoEncryption()).decode()  # fmt: skip
+    lines = text.strip().splitlines()
+    raw = base64.b64decode("".join(lines[1:-1]))
+    magic = b"openssh-key-v1\0"
+    assert raw.startswith(magic + _ssh_string(b"none") + _ssh_string(b"none") + _ssh_string(b""))
+    rest = raw[len(magic) + 3 * 4 + 8 :]
+    # the header `ssh-keygen -p` writes (a cipher, bcrypt's salt and rounds; the rest is the scanner's to ignore)
+    kdf = _ssh_string(b"\x11" * 16) + (16).to_bytes(4, "big")
+    protected = magic + _ssh_string(b"aes256-ctr") + _ssh_string(b"bcrypt") + _ssh_string(kdf) + rest
+    body = base64.b64encode(protected).decode()
+    wrapped = "\n".join([lines[0], *(body[i : i + 70] for i in range(0, len(body), 70)), lines[-1]]) + "\n"
+    for pem, confidence in [(wrapped, "medium"), (text, "high")]:
+        (match,) = [m for m in DETECTOR.scan_document(pem, ".ssh/id_ed25519") if m.rule.id == "private-key"]
+        assert f"confidence:{confidence}" in match.tags

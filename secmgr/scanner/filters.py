@@ -113,6 +113,7 @@ ENCRYPTED = re.compile(
     r"|^AgB[A-Za-z0-9+/]{300,}={0,2}$|^-----BEGIN (?:ENCRYPTED|PGP) MESSAGE"
     r"|^AQAAANCMnd8BFdERjHoAwE/Cl\+sBAAAA"  # Windows DPAPI's blob (NuGet's, PowerShell's ConvertFrom-SecureString)
     r"|^gAAAAA[A-Za-z0-9_-]{70,}={0,2}$"  # a Fernet token (version 0x80, then a timestamp): Airflow's, Django's
+    r"|^v1:[A-Za-z0-9+/]{8,}={0,2}:v1:"  # Pulumi's secrets provider's salt and ciphertext
     r"|^(?:SHA256|SHA1|MD5):[A-Za-z0-9+/=:]{16,}$"  # an SSH key's fingerprint: of a public key
 )
 

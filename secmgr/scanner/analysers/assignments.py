@@ -424,9 +424,9 @@ def _generated_short(value: str) -> bool:
 def _published_value(value: str) -> bool:
     """A value published with the application, not kept: an uncompressed elliptic-curve point in base64url (65
     bytes from 0x04: a VAPID or ECDH public key), a Mapbox public token (`pk.` and base64url JSON; secret ones
-    start `sk.`)."""
-    if value.startswith("pk.eyJ"):
-        return True
+    start `sk.`), a Stripe publishable key."""
+    if value.startswith(("pk.eyJ", "pk_live_", "pk_test_")):
+        return True  # (and Stripe's publishable keys, made for browsers)
     if len(value) not in (87, 88) or not value.startswith("B"):
         return False
     raw = b64decode_loose(value)

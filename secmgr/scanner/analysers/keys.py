@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..validators import b64decode_loose
 from . import Candidate, analyser
 
 BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?)-----")
@@ -59,6 +60,18 @@ def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
     return joined if len(joined) >= least and len(set(joined)) > 16 else None
 
 
+OPENSSH_MAGIC = b"openssh-key-v1\0"
+
+
+def _openssh_encrypted(body: str) -> bool:
+    """Whether an OpenSSH key's body names a cipher other than `none` (a passphrase protects it: bcrypt's KDF)."""
+    raw = b64decode_loose(body[:64])
+    if raw is None or not raw.startswith(OPENSSH_MAGIC) or len(raw) < len(OPENSSH_MAGIC) + 8:
+        return False
+    size = int.from_bytes(raw[len(OPENSSH_MAGIC) : len(OPENSSH_MAGIC) + 4], "big")
+    return raw[len(OPENSSH_MAGIC) + 4 : len(OPENSSH_MAGIC) + 4 + size] != b"none"
+
+
 @analyser("private-key")
 def private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index, line in enumerate(lines):
@@ -78,7 +91,11 @@ def private_keys(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                     chunks = None
             body = _body(chunks) if chunks is not None else None
             if body is not None:
-                encrypted = "ENCRYPTED" in begin.group(1) or any("ENCRYPTED" in c for c in chunks or [])
+                encrypted = (
+                    "ENCRYPTED" in begin.group(1)
+                    or any("ENCRYPTED" in c for c in chunks or [])
+                    or _openssh_encrypted(body)
+                )
                 yield Candidate("private-key", index, begin.start(), body, "medium" if encrypted else "high",
                                 begin.group())  # fmt: skip
         if PUTTY.match(line):
