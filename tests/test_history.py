@@ -294,3 +294,15 @@ def test_keywords_that_make_history_read_a_diff_whole_are_rare_in_ordinary_code(
     assert len(texts) > 500
     common = {k.decode(): n for k in detector._context if (n := sum(k in text for text in texts)) > 5}
     assert not common, common
+
+
+def test_paths_that_git_quotes_or_marks_are_read_as_the_files_are_named(tmp_path: Path) -> None:
+    """git ends a name holding a space with a tab on the `+++` line and quotes one holding a quote, a backslash or
+    (unless core.quotePath is off) a byte past ASCII with C's escapes: history names the file as it is named."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    names = ["Application Support/ngrok/ngrok.yml", "caf\u00e9/settings.env", 'we"ird\\name.env', "plain.env"]
+    commit(repo, {name: f"token: {TOKEN_A}\n" for name in names}, "names")
+    for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
+        assert sorted(f["file"] for f in findings_of(repo, detector)) == sorted(names)

@@ -13,6 +13,7 @@ import fcntl
 import itertools
 import os
 import queue
+import re
 import shutil
 import subprocess
 import threading
@@ -296,9 +297,20 @@ def _commit(header: bytes) -> Commit:
     return Commit(fields[0], fields[1], fields[2], parse_date(fields[3]), _branch(fields[4]), fields[5])
 
 
+# C's escapes, as git quotes a path holding a quote, a backslash, a control character or (core.quotePath) non-ASCII
+_QUOTED = re.compile(rb'\\([0-7]{3}|["\\abtnvfr])')
+_ESCAPES = {b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v",
+            b"f": b"\f", b"r": b"\r"}  # fmt: skip
+
+
 def _path(line: bytes) -> str:
-    target = line[4:].rstrip(b"\n").decode("utf-8", "replace")
-    return target[2:] if target.startswith("b/") else ("" if target == "/dev/null" else target)
+    target = line[4:].rstrip(b"\n")
+    if target.endswith(b"\t"):
+        target = target[:-1]  # git ends a name holding a space with a tab on the ---/+++ lines
+    if len(target) > 1 and target.startswith(b'"') and target.endswith(b'"'):
+        target = _QUOTED.sub(lambda e: bytes([int(e[1], 8)]) if len(e[1]) == 3 else _ESCAPES[e[1]], target[1:-1])
+    text = target.decode("utf-8", "replace")
+    return text[2:] if text.startswith("b/") else ("" if text == "/dev/null" else text)
 
 
 def file_diffs(
