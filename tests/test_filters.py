@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -563,3 +564,76 @@ def test_a_passphrase_protected_openssh_key_is_medium_and_a_bare_one_high() -> N
     for pem, confidence in [(wrapped, "medium"), (text, "high")]:
         (match,) = [m for m in DETECTOR.scan_document(pem, ".ssh/id_ed25519") if m.rule.id == "private-key"]
         assert f"confidence:{confidence}" in match.tags
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # Windows' commands that store or set a password
+        ("Finance RDS.cmd", "cmdkey /generic:TERMSRV/rds01.corp.example /user:CORP\\svc-rds /pass:Autumn2022#", True),
+        ("setup_kiosk.cmd", 'net user kiosk Tz9-Harbor-41 /add /fullname:"Kiosk"', True),
+        ("setup_kiosk.cmd", "net user kiosk * /add", False),
+        (
+            "New-Mailboxes.ps1",
+            "$c = New-Object PSCredential 'CORP\\svc', ('Oak#Deploy2018' | ConvertTo-SecureString -AsPlainText -Force)",
+            True,
+        ),
+        # Remote Desktop files, WLAN profiles, KeePass exports, LAPS exports
+        ("rdp/jmp02.rdp", "password:s:Mar18#Oslo", True),
+        ("rdp/jmp02.rdp", "password 51:b:01000000D08C9DDF0115D1118C7A00C04FC297EB01000000CDDEB57494E690F435", False),
+        ("Wi-Fi-Clinic.xml", "<keyMaterial>summit.saturn.12</keyMaterial>", True),
+        (
+            "Wi-Fi-Corp.xml",
+            "<keyMaterial>01000000D08C9DDF0115D1118C7A00C04FC297EB01000000A05EC600F6CE37EA57C</keyMaterial>",
+            False,
+        ),
+        (
+            "keepass/export.xml",
+            '<String>\n  <Key>Password</Key>\n  <Value ProtectInMemory="True">Oslo#1991</Value>\n</String>',
+            True,
+        ),
+        (
+            "laps-export.csv",
+            "ComputerName,ms-Mcs-AdmPwd,ms-Mcs-AdmPwdExpirationTime\nLDN-WS3321,hNuN]r4z6fCK)Z,133441725151707154",
+            True,
+        ),
+        # registry exports: numbers, DPAPI blobs and key paths are not passwords; product keys are licences
+        ("laps-policy.reg", '"PasswordAgeDays"=dword:0000001e', False),
+        ("app.reg", '"EncryptedDbPassword"=hex:01,00,00,00,d0,8c,9d,df,01,15,d1,11,8c,7a,00,c0,4f,\\', False),
+        ("Detect-Laps.ps1", "$lapsKey = 'HKLM:\\SOFTWARE\\Microsoft\\Policies\\LAPS'", False),
+        ("activate.cmd", "set KEY=NPPR9-FWDCX-D2C8J-H872K-2YT43", False),
+        # IIS's and FileZilla's ciphertexts, release pipelines' tokens
+        (
+            "applicationHost.config",
+            '<processModel userName="CORP\\svc" password="[enc:AesProvider:5K4KiacVOA9ta1P9cS7pfN2:enc]" />',
+            False,
+        ),
+        (
+            "sitemanager.xml",
+            '<Pass encoding="crypt" pubkey="jAe1NZGr6b/6BVU3">la3FTZK3JF6kQn+mG2XBvUyLrhZVi54R</Pass>',
+            False,
+        ),
+        ("sitemanager.xml", '<Pass encoding="base64">S3E3I3ZXMnpObQ==</Pass>', True),
+        (
+            "Web.Release.config",
+            '<add name="R" connectionString="Server=db;User Id=app;Password=__ReportingPassword__;" />',
+            False,
+        ),
+    ],
+)
+def test_windows_administration_artefacts(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)
+
+
+def test_a_file_windows_wrote_in_utf16_is_read_as_text(tmp_path: Path) -> None:
+    from secmgr.scanner.report import scan_directory
+
+    export = (
+        "Windows Registry Editor Version 5.00\r\n\r\n"
+        "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon]\r\n"
+        '"AutoAdminLogon"="1"\r\n"DefaultPassword"="Admin96!Kq"\r\n'
+    )
+    (tmp_path / "autologon.reg").write_bytes(b"\xff\xfe" + export.encode("utf-16-le"))
+    (tmp_path / "binary.bin").write_bytes(b"\x00\x01" + export.encode("utf-16-le"))  # no mark: not text
+    found = scan_directory(tmp_path, DETECTOR)
+    assert [(f.file, f.secret, f.start_line) for f in found] == [("autologon.reg", "Admin96!Kq", 5)]

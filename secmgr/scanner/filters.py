@@ -22,6 +22,7 @@ TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
     r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
+    r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
@@ -114,6 +115,9 @@ ENCRYPTED = re.compile(
     r"|^AQAAANCMnd8BFdERjHoAwE/Cl\+sBAAAA"  # Windows DPAPI's blob (NuGet's, PowerShell's ConvertFrom-SecureString)
     r"|^gAAAAA[A-Za-z0-9_-]{70,}={0,2}$"  # a Fernet token (version 0x80, then a timestamp): Airflow's, Django's
     r"|^v1:[A-Za-z0-9+/]{8,}={0,2}:v1:"  # Pulumi's secrets provider's salt and ciphertext
+    r"|^(?:51:b:)?(?i:01000000d08c9ddf0115d1118c7a00c04fc297eb)"  # a DPAPI blob in hex (.rdp, .reg, WLAN profiles)
+    r"|^\[enc:\w+:"  # IIS's applicationHost.config: [enc:AesProvider:…:enc]
+    r"|^AQIAAA[A-Za-z0-9+/]{2}AAAApAAA"  # a CryptoAPI SIMPLEBLOB: a session key encrypted to an RSA key exchange key
     r"|^(?:SHA256|SHA1|MD5):[A-Za-z0-9+/=:]{16,}$"  # an SSH key's fingerprint: of a public key
 )
 

@@ -34,6 +34,16 @@ def _files(root: Path) -> Iterator[Path]:
             yield Path(directory) / name
 
 
+def text_of(data: bytes) -> str | None:
+    """A file's text: UTF-16 after its byte-order mark (as Windows writes .reg exports, .rdp files, scheduled tasks,
+    PowerShell's Out-File), else UTF-8 (its mark dropped); None for a binary file (a NUL early on)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    if b"\x00" in data[:8000]:
+        return None
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
+
+
 def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
     """Every text file under `root`, as gitleaks' `--no-git` does."""
     found = []
@@ -47,9 +57,9 @@ def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
             data = path.read_bytes()
         except OSError:
             continue
-        if b"\x00" in data[:8000]:
+        text = text_of(data)
+        if text is None:
             continue  # binary
-        text = data.decode("utf-8", "replace")
         lines = text.split("\n")
         for match in detector.scan_document(text, relative):
             finding = history.finding(match, relative, lines[match.line - 1], match.line)

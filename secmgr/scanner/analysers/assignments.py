@@ -140,11 +140,15 @@ NAME_ENTRY = re.compile(
 )  # (`key`: Postman's; `=`: HCL)
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*[:=]\s*(?=\S)")
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
-XML_NAME = re.compile(r"<(key|name)>\s*$")  # a property list's key, a Hadoop-style property's name
-XML_VALUE_ELEMENT = re.compile(r"\s*<(?:string|value)>(?=[^<\s])")
+XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
+XML_VALUE_ELEMENT = re.compile(
+    r"\s*<(?:string|value)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
+)  # (KeePass: <Value Protect…>)
 XML_NAME_ATTRIBUTE = re.compile(r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"']$")
 XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][^<]{5,}?)\s*</""")  # the element's text
-XML_VALUE_CHILD = re.compile(r"\s*<value>(?=[^<\s])", re.IGNORECASE)  # an element's value as its child's text
+XML_VALUE_CHILD = re.compile(
+    r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
+)  # an element's value as its child's text
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
@@ -162,6 +166,11 @@ DECLARED = re.compile(
     r"|As\s+(?:New\s+)?[\w.]+\s*=)\s*(?=[\"'])",
     re.IGNORECASE,
 )
+REGISTRY_DATA = re.compile(r"(?:dword|qword):", re.IGNORECASE)  # a .reg export's numbers
+# A .reg export's binary data that is a DPAPI blob (VNC's hex is only obfuscated: reported)
+REGISTRY_DPAPI = re.compile(r"[\"']?\s*=\s*hex(?:\([0-9a-f]\))?:01,00,00,00,d0,8c,9d,df", re.IGNORECASE)
+_PRODUCT_KEY_GROUP = "[BCDFGHJKMNPQRTVWXY2346789]{5}"
+PRODUCT_KEY = re.compile(f"{_PRODUCT_KEY_GROUP}(?:-{_PRODUCT_KEY_GROUP}){{4}}")  # Windows' 25-character product keys
 FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
@@ -444,6 +453,8 @@ def _identifier_like(value: str, words: bool) -> bool:
         return True  # 'StorageConnectionString,RedisPassword': a list of names (of secrets to fetch, to mask)
     if words and re.fullmatch(r"[A-Za-z][\w-]{0,14}\\{1,2}[\w.$-]{1,64}", value):
         return True  # CORP\svc-iis: a Windows account, DOMAIN\user
+    if re.match(r"(?:HK(?:LM|CU|CR|U|EY_[A-Z_]+):?\\{1,2}|(?:SOFTWARE|SYSTEM)\\{1,2}[A-Za-z])", value):
+        return True  # HKLM:\SOFTWARE\Policies\LAPS: a registry key's path
     if re.search(r"(?:^|/)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/", value):
         return True  # u/0806bd37-…/ac09f6…: an object's key, a path through an id
     if re.fullmatch(r"[a-z]+(?:_(?:[a-z]+\d{0,3}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}))+", value) and re.search(
@@ -495,6 +506,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
+    if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
+        return None  # "PasswordAgeDays"=dword:0000001e: a registry value's number; a Windows product key: a licence
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
     # kept low, but a lone word (secret, logmein) is what documentation writes (the rules set `placeholders = false`,
     # so this is the only judge).
@@ -702,6 +715,10 @@ def _at(
     kind = _kind(name)
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    if REGISTRY_DPAPI.match(line, end):
+        return  # "EncryptedDbPassword"=hex:01,00,00,00,d0,8c,9d,df,…: ciphertext only the machine or user opens
+    if re.search(r"\sencoding\s*=\s*[\"']crypt[\"']", line):
+        return  # FileZilla's <Pass encoding="crypt" pubkey="…">: encrypted to the user's master password
     if path.lower().endswith(FORM_SUFFIXES) and re.match(r"\s*(?:object|inherited|inline)\s", line):
         return  # `object edPassword: TEdit`: a Delphi or Lazarus form's control and its class
     if CHECKSUM_BEFORE.search(line, 0, start):

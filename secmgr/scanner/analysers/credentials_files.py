@@ -25,10 +25,11 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".eml", ".mht", ".mhtml")
 HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TAG = re.compile(r"<[^>]*>")
 TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  # a Markdown table's |---|---|
-# A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`.
+# A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`,
+# LAPS' `ms-Mcs-AdmPwd`.
 # In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
 SECRET_COLUMN = (
-    r"(?:[\w ]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+    r"(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
     r"|(?:[\w ]{0,20}[ _])?pass"  # `pass` as a word of its own: not compass, bypass
     rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
 )
