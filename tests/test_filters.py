@@ -614,6 +614,10 @@ def test_a_passphrase_protected_openssh_key_is_medium_and_a_bare_one_high() -> N
             False,
         ),
         ("sitemanager.xml", '<Pass encoding="base64">S3E3I3ZXMnpObQ==</Pass>', True),
+        # an element named by its name attribute, words before the secret word too (FileZilla's settings)
+        ("filezilla.xml", '<Setting name="Proxy password">A#YH*9s7(NLY0lb</Setting>', True),
+        ("filezilla.xml", '<Setting name="Proxy password encoding">Base64</Setting>', False),
+        ("res/values/strings.xml", '<string name="password_hint">Enter your password here</string>', False),
         (
             "Web.Release.config",
             '<add name="R" connectionString="Server=db;User Id=app;Password=__ReportingPassword__;" />',

@@ -144,7 +144,10 @@ XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's k
 XML_VALUE_ELEMENT = re.compile(
     r"\s*<(?:string|value)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # (KeePass: <Value Protect…>)
-XML_NAME_ATTRIBUTE = re.compile(r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"']$")
+# `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`: an element named by its name
+XML_NAME_ATTRIBUTE = re.compile(
+    r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"'][\w .-]{0,40}$"
+)
 XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][^<]{5,}?)\s*</""")  # the element's text
 XML_VALUE_CHILD = re.compile(
     r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
@@ -208,6 +211,7 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
+            f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
         ),
