@@ -83,6 +83,20 @@ SIGHTINGS = {"secret": ("secret_sightings", "secret_id"), "vulnerability": ("vul
              "vulnerability_id")}  # fmt: skip
 
 
+def _named_scans(
+    pr_ids: Sequence[int] | None, pr_scan_id: int | None, commit_scan_id: int | None
+) -> list[tuple[str, Sequence[int]]]:
+    """The conditions on a sighting of the pull request, pull request scan and live commit scan filters given."""
+    named: list[tuple[str, Sequence[int]]] = []
+    if pr_ids:
+        named.append((f"pr_id IN ({placeholders(pr_ids)})", pr_ids))
+    if pr_scan_id is not None:
+        named.append(("pr_scan_id = ?", [pr_scan_id]))
+    if commit_scan_id is not None:
+        named.append(("live_commit_scan_id = ?", [commit_scan_id]))
+    return named
+
+
 def seen_by(
     where: Where,
     kind: str,
@@ -99,12 +113,8 @@ def seen_by(
     are looked up."""
     table, link = SIGHTINGS[kind]
     sighted = f"{alias}.id IN (SELECT {link} FROM {table} WHERE"
-    if pr_ids:
-        where.add(f"{sighted} pr_id IN ({placeholders(pr_ids)}))", *pr_ids)
-    if pr_scan_id is not None:
-        where.add(f"{sighted} pr_scan_id = ?)", pr_scan_id)
-    if commit_scan_id is not None:
-        where.add(f"{sighted} live_commit_scan_id = ?)", commit_scan_id)
+    for condition, params in _named_scans(pr_ids, pr_scan_id, commit_scan_id):
+        where.add(f"{sighted} {condition})", *params)
     if scan_type == "repo_scan":
         where.add(f"({alias}.scan_type = ? OR EXISTS (SELECT 1 FROM {table} g WHERE g.{link} = {alias}.id"
                   " AND g.scan_type = ?))", scan_type, scan_type)  # fmt: skip
@@ -119,14 +129,8 @@ def seen_by_none(
     """Whether a pull request, pull request scan or live commit scan filter names no finding at all: the list is
     empty then, whatever its other filters (each looked up in its sightings' partial index, a row at most)."""
     table, _ = SIGHTINGS[kind]
-    named: list[tuple[str, Sequence[int]]] = []
-    if pr_ids:
-        named.append((f"pr_id IN ({placeholders(pr_ids)})", pr_ids))
-    if pr_scan_id is not None:
-        named.append(("pr_scan_id = ?", [pr_scan_id]))
-    if commit_scan_id is not None:
-        named.append(("live_commit_scan_id = ?", [commit_scan_id]))
-    return any(db.scalar(f"SELECT 1 FROM {table} WHERE {sighted} LIMIT 1", params) is None for sighted, params in named)
+    return any(db.scalar(f"SELECT 1 FROM {table} WHERE {condition} LIMIT 1", params) is None
+               for condition, params in _named_scans(pr_ids, pr_scan_id, commit_scan_id))  # fmt: skip
 
 
 def sightings_of(db: Db, kind: str, finding_id: int) -> list[Row]:

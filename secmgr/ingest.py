@@ -73,16 +73,15 @@ def _existing(tx: Transaction, table: str, repo_id: int, fingerprints: Sequence[
     return found
 
 
-def _upsert(
-    tx: Transaction, table: str, columns: str, refreshed: str, rows: list[tuple[Any, ...]], existing: set[str]
-) -> int:
-    """Inserts the rows whose (repository_id, fingerprint) is new; the others refresh the `refreshed` columns.
+def _upsert(tx: Transaction, table: str, rows: list[tuple[Any, ...]], existing: set[str]) -> int:
+    """Inserts the rows (the table's COLUMNS, in order) whose (repository_id, fingerprint) is new; the others
+    refresh the table's refreshed columns (COLUMNS[table][1]: origin and first-seen fields stay as first recorded).
     Returns the largest id before: the one writer's new rows take the ids after it.
 
     Two statements, not one upsert: the table's update triggers (the trigram index's) would make every row of an
     upsert a statement of several writes, which SQLite journals page by page (an import of 100,000 new findings
     into 1M: 7.0 s for the upsert against 4.7 s for the insert)."""
-    table = _finding_table(table)
+    columns, refreshed = COLUMNS[_finding_table(table)]
     names = [name.strip() for name in columns.split(",")]
     repo, identity = names.index("repository_id"), names.index("fingerprint")
     fresh = [row for row in rows if row[identity] not in existing]
@@ -167,7 +166,7 @@ def ingest_secrets(
             origin.pr_id, origin.pr_scan_id, origin.commit_id, origin.live_commit_id, origin.live_commit_scan_id,
             now, now,
         ))  # fmt: skip
-    new_after = _upsert(tx, "secrets", SECRET_COLUMNS, SECRET_REFRESH, rows, existing)
+    new_after = _upsert(tx, "secrets", rows, existing)
     _add_to_vocabularies(tx, "secrets", by_identity.values())
     _record_sightings(tx, "secret", repo_id, sorted(existing), new_after, origin, now)
     refresh_repo_counts(tx, {o.key for o in fresh})
@@ -217,6 +216,9 @@ VULN_COLUMNS = (
     " updated_at"
 )
 VULN_REFRESH = "aliases, summary, severity, severity_rank, cvss_score, fixed_version, updated_at"
+# Each table of findings' columns as ingest writes them, and those a second sighting refreshes: the only names the
+# upsert's statements take.
+COLUMNS = {"secrets": (SECRET_COLUMNS, SECRET_REFRESH), "vulnerabilities": (VULN_COLUMNS, VULN_REFRESH)}
 
 
 def ingest_vulnerabilities(
@@ -237,7 +239,7 @@ def ingest_vulnerabilities(
         )
         for identity, f in by_identity.items()
     ]  # fmt: skip
-    new_after = _upsert(tx, "vulnerabilities", VULN_COLUMNS, VULN_REFRESH, rows, existing)
+    new_after = _upsert(tx, "vulnerabilities", rows, existing)
     _add_to_vocabularies(tx, "vulnerabilities", by_identity.values())
     _record_sightings(tx, "vulnerability", repo_id, sorted(existing), new_after, origin, now)
     refresh_repo_totals(tx, [repo_id])
