@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "scanner"
 DETECTOR = Detector(default_rules())
 DECODED = {"base64": "decoded:base64", "base64url": "decoded:base64", "hex": "decoded:hex",
            "urlencoded": "decoded:url", "nested": "decoded:base64>hex", "escaped": "decoded:escape",
-           "escapedbytes": "decoded:escape", "entities": "decoded:html"}  # fmt: skip
+           "escapedbytes": "decoded:escape", "entities": "decoded:html", "markup": "decoded:markup"}  # fmt: skip
 
 
 def positives() -> list[Path]:

@@ -1,10 +1,12 @@
-"""Encoded values in a line (base64, URL-safe base64, hex, URL encoding, string and HTML escapes, quoted-printable)
+"""Encoded values in a line (base64, URL-safe base64, hex, URL encoding, string and HTML escapes, escaped markup,
+quoted-printable)
 decoded to text that is scanned again; an RTF document's text and a MIME part's base64 body read out whole."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import html
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -65,6 +67,10 @@ ESCAPED_RUN = re.compile(
 ESCAPE_PIECE = re.compile(
     r"\\x([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([0-7]{3})|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});|(.)", re.DOTALL
 )
+# Markup escaped inside markup or a string (a BizTalk binding's adapter settings, a SOAP body in a log): an element
+# with text, `&lt;Password&gt;…&lt;/Password&gt;`, read again unescaped (twice escaped, `&amp;lt;`, on the next depth).
+ESCAPED_MARKUP = r"&lt;[A-Za-z][^\n]*&gt;[^\n]*&lt;/"
+_ESCAPED_MARKUP = re.compile(ESCAPED_MARKUP)
 QUOTED_PRINTABLE = re.compile(r"=([0-9A-F]{2})")
 HEX_PAIRS = frozenset(bytes([a, b]) for a in b"0123456789abcdefABCDEF" for b in b"0123456789abcdefABCDEF")
 
@@ -179,11 +185,17 @@ def has_escapes(line: str) -> bool:
     return any(start in line and mark.search(line) for start, mark in ESCAPE_STARTS)
 
 
+def escaped_markup(line: str) -> bool:
+    return "&lt;" in line and _ESCAPED_MARKUP.search(line) is not None
+
+
 def encoded_values(line: str) -> Iterator[Encoded]:
     if len(line) < 16:
         return
     if has_escapes(line):
         yield from escaped_values(line)
+    if escaped_markup(line):
+        yield Encoded(0, len(line), html.unescape(line), "markup")
     if "%" in line and PERCENT.search(line):
         decoded = unquote(line)
         if decoded != line and "\ufffd" not in decoded:  # (`Ab%E0x`, a password, is no UTF-8 encoded as a URL)
@@ -212,11 +224,11 @@ def candidate_lines(text: str) -> list[int]:
     found = set(_lines_holding(data.translate(RUN_TABLE), RUN_BYTE * 16))
     if b"%" in data:
         found.update(_lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
-    if "\\" in text or "&#" in text or "=3D" in text:
+    for mark, present in ((ESCAPE_MARK, "\\" in text or "&#" in text or "=3D" in text), (_ESCAPED_MARKUP, "&lt;" in text)):
         line = counted = 0
-        for mark in ESCAPE_MARK.finditer(text):
-            line += text.count("\n", counted, mark.start())
-            counted = mark.start()
+        for found_mark in mark.finditer(text) if present else ():
+            line += text.count("\n", counted, found_mark.start())
+            counted = found_mark.start()
             found.add(line)
     return sorted(found)
 
@@ -224,7 +236,7 @@ def candidate_lines(text: str) -> list[int]:
 def candidate(line: str) -> bool:
     """Whether candidate_lines would name this line."""
     data = line.encode("utf-8", "surrogatepass")
-    if RUN_BYTE * 16 in data.translate(RUN_TABLE) or has_escapes(line):
+    if RUN_BYTE * 16 in data.translate(RUN_TABLE) or has_escapes(line) or escaped_markup(line):
         return True
     return b"%" in data and any(True for _ in _lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
 

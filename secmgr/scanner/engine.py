@@ -443,7 +443,7 @@ class Detector:
         self._accelerator = _Accelerator(prefilter.Literals(words), prefilter.RuleFilter(
             [rule.regex for rule in self.line_rules]), prefilter.Expressions(expressions), gate_of,
             prefilter.RuleFilter([rule.regex for rule in self.text_rules], line=False),
-            prefilter.Expressions([e.encode() for e in decode.MARKS], exact=True),
+            prefilter.Expressions([e.encode() for e in (*decode.MARKS, decode.ESCAPED_MARKUP)], exact=True),
             prefilter.Present([k.encode() for k in self._document_keywords]),
             prefilter.Present(self._context))  # fmt: skip
         return self._accelerator
@@ -672,7 +672,7 @@ class _Accelerator:
     gates: prefilter.Expressions
     gate_of: list[tuple[str, bool]]  # for each expression of `gates`: its analyser, and whether it is `elsewhere`
     text_rules: prefilter.RuleFilter  # the multi-line rules' prefilters, on a whole ASCII text
-    decodable: prefilter.Expressions  # decode.MARKS
+    decodable: prefilter.Expressions  # decode.MARKS and ESCAPED_MARKUP
     document_keywords: prefilter.Present  # the keywords of the multi-line rules and the analysers' rules
     context_keywords: prefilter.Present  # Detector.context_keywords: a text holding one is read whole (history)
 
