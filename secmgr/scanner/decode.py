@@ -224,7 +224,8 @@ def candidate_lines(text: str) -> list[int]:
     found = set(_lines_holding(data.translate(RUN_TABLE), RUN_BYTE * 16))
     if b"%" in data:
         found.update(_lines_holding(data, b"%", lambda at: data[at + 1 : at + 3] in HEX_PAIRS))
-    for mark, present in ((ESCAPE_MARK, "\\" in text or "&#" in text or "=3D" in text), (_ESCAPED_MARKUP, "&lt;" in text)):
+    escaped = "\\" in text or "&#" in text or "=3D" in text
+    for mark, present in ((ESCAPE_MARK, escaped), (_ESCAPED_MARKUP, "&lt;" in text)):
         line = counted = 0
         for found_mark in mark.finditer(text) if present else ():
             line += text.count("\n", counted, found_mark.start())
