@@ -811,6 +811,8 @@ def _at(
         return None  # `password`: Change your password.: the start of a sentence, not a value
     if quoted and CONTINUED.match(line, at + len(value) + 1):
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
+    if quoted and syntax == "argument" and re.match(r"\s*:(?!:)", line[at + len(value) + 1 :]):
+        return  # {"name": "DB_PASSWORD", "valueFrom": "arn:…"}: the next quoted word is the next pair's key
     remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or re.search(r"[\[(]", value)):
         return  # request.args[...], obj.method(...): an expression
