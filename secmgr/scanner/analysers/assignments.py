@@ -56,6 +56,11 @@ ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: fas
 # A search-only API key (Algolia's, Typesense's; Algolia's search key) is public by design: it only queries, and
 # pages ship it.
 SEARCH_ONLY = re.compile(r"search[_.\-]?only|algolia[\w.\-]*search[_.\-]?(?:api[_.\-]?)?key", re.IGNORECASE)
+# Keys their providers document as made to ship inside an app or a page: Facebook's client token, a CAPTCHA's site
+# key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another).
+PUBLISHED_NAME = re.compile(r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key", re.IGNORECASE)
+PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
+PUBLISHED_SHAPE = re.compile(r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}")
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
 PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
@@ -92,7 +97,7 @@ LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
 QUOTES = "\"'`"
 # What makes a literal a piece of an expression; a conversion of the literal itself (`"…".getBytes()`) does not.
 CONTINUED = re.compile(
-    r"\s*(?:\+|\.(?!(?:getBytes|toByteArray|toCharArray|encode|to_string|to_owned|into|as_bytes|utf8)\b)[A-Za-z_]"
+    r"\s*(?:\+|\.(?!(?:getBytes|toByteArray|toCharArray|encode|to_string|to_owned|into|as_bytes|utf8|freeze)\b)[A-Za-z_]"
     r"|%\s|\|\|)"
 )
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
@@ -154,7 +159,9 @@ XML_VALUE_CHILD = re.compile(
 )  # an element's value as its child's text
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
-TYPE_THEN_VALUE = re.compile(r"&?(?:'static\s+)?[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?\??\s*=(?!=)\s*")
+TYPE_THEN_VALUE = re.compile(
+    r"&?(?:'static\s+)?(?:\[\w{1,8}(?:;\s*\d{1,5})?\]|[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?)\??\s*=(?!=)\s*"
+)  # `: &str = `, `: &[u8] = `, `: String = `
 CHECKSUM_BEFORE = re.compile(r"(?:checksum|digest|sha\d{0,3}|md5)[/._-]$", re.IGNORECASE)
 ARN_BEFORE = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d{0,12}:$")
 XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
@@ -193,6 +200,7 @@ def _gate() -> LineGate:
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?)"  # (STRING_PREFIX's, loosened)
     quoted = rf"""{prefix}(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
+    declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     declared = (  # DECLARED's declarations, loosened, each after a literal word of its own
         f"{space}+pic(?:ture)?{space}+[-+xavs9$,.()0-9]+{space}+value(?:{space}+is)?{space}*",
@@ -204,7 +212,7 @@ def _gate() -> LineGate:
     return LineGate(
         expressions=(
             f"{name}{closing}(?:{separator}|\\({space}*){tag}{quoted}",
-            f"{name}{closing}{space}*:{space}*&?[A-Za-z_][0-9A-Za-z_.<>\\[\\]]*\\??{space}*={space}*{quoted}",
+            f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
@@ -297,6 +305,10 @@ def _kind(name: str) -> str | None:
         return None  # publicKey, publicKeyToken: what is published, not what is kept
     if SEARCH_ONLY.search(bare):
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
+    if PUBLISHED_NAME.search(bare):
+        return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
+    if re.search(r"file[_.\-]?key$", bare, re.I):
+        return None  # figma file_key, fileKey: the id of a document
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
@@ -437,9 +449,10 @@ def _generated_short(value: str) -> bool:
 def _published_value(value: str) -> bool:
     """A value published with the application, not kept: an uncompressed elliptic-curve point in base64url (65
     bytes from 0x04: a VAPID or ECDH public key), a Mapbox public token (`pk.` and base64url JSON; secret ones
-    start `sk.`), a Stripe publishable key."""
-    if value.startswith(("pk.eyJ", "pk_live_", "pk_test_")):
-        return True  # (and Stripe's publishable keys, made for browsers)
+    start `sk.`), a Stripe or Supabase publishable key, a PostHog project key (`phc_`; personal keys start `phx_`),
+    a Datadog client token (`pub`, for browser and mobile SDKs), a Braintree tokenization key."""
+    if value.startswith(PUBLISHED_PREFIXES) or PUBLISHED_SHAPE.fullmatch(value):
+        return True
     if len(value) not in (87, 88) or not value.startswith("B"):
         return False
     raw = b64decode_loose(value)
@@ -467,8 +480,11 @@ def _identifier_like(value: str, words: bool) -> bool:
         return True  # airbyte_workspace_<uuid>_secret_<uuid>: a secret's coordinates in a store, not the secret
     if words and re.fullmatch(r"[a-z]{3,}(?:2|4|_to_)[a-z]{3,}", value):
         return True  # symbol2label: a mapping's name (where a password goes, love2dance may be one)
-    if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value):
-        return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes
+    if re.fullmatch(r"[a-z]{3,}\d{0,2}(?:_(?:[a-z]{2,}\d{0,2}|\d{1,4})){4,}", value) and not re.fullmatch(
+        r"[a-z]{3,}(?:_[a-z]{3,}){3,}_\d{2,4}", value
+    ):
+        return True  # base64_encoded_64_byte_salt: a description in snake case, even where a password goes (not a
+        # passphrase of words and a number, pebble_canyon_cinder_zephyr_37)
     return bool(
         # (not IcxC4#HiHab: no word there; not Spring2021#Austin, Marek@Plum892: people choose those as passwords)
         (
@@ -483,6 +499,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or QUERY_SYNTAX.search(value)
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
+        or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
         or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
@@ -725,6 +742,8 @@ def _at(
         return  # FileZilla's <Pass encoding="crypt" pubkey="…">: encrypted to the user's master password
     if path.lower().endswith(FORM_SUFFIXES) and re.match(r"\s*(?:object|inherited|inline)\s", line):
         return  # `object edPassword: TEdit`: a Delphi or Lazarus form's control and its class
+    if name.lower() == "pin" and re.search(r"\sdigest\s*=", line):
+        return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if ARN_BEFORE.search(line, 0, start):
@@ -771,7 +790,7 @@ def _at(
     position, syntax = after
     rest = line[position:]
     typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
-    if typed is not None and line[typed.end() : typed.end() + 1] in QUOTES:
+    if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     below = _value_below(lines, index, rest, path)
     if below is not None:
