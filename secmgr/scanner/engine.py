@@ -217,10 +217,10 @@ class Detector:
             return None
         if also not in self._marks:
             accelerator = self._accelerator or self._accelerate()
-            # The decoder's marks but its first (a base64 run with a capital and a digit, in one line of code in
-            # fifteen): of the lines it alone marks, history's fixed-string filter keeps only those holding a keyword
-            # or an encoded one, and encoded keywords are marks of their own (below).
-            exact: list[str] = list(decode.MARKS[1:])
+            # The decoder's marks, escaped markup's too, but its first (a base64 run with a capital and a digit, in
+            # one line of code in fifteen): of the lines it alone marks, history's fixed-string filter keeps only
+            # those holding a keyword or an encoded one, and encoded keywords are marks of their own (below).
+            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP]
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
             # keyword of what they spell)
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)

@@ -122,7 +122,7 @@ ENCRYPTED = re.compile(
 )
 
 
-SEALED_SECRET = re.compile(r"^\s*kind:\s*[\"']?SealedSecret", re.MULTILINE | re.IGNORECASE)
+SEALED_SECRET = re.compile(r"^[+ ]?\s*kind:\s*[\"']?SealedSecret", re.MULTILINE | re.IGNORECASE)
 SEALED_VALUE = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")  # (kubeseal's begin `Ag`; any long base64 there is sealed)
 
 

@@ -57,8 +57,8 @@ ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: fas
 # pages ship it.
 SEARCH_ONLY = re.compile(r"search[_.\-]?only|algolia[\w.\-]*search[_.\-]?(?:api[_.\-]?)?key", re.IGNORECASE)
 # Keys their providers document as made to ship inside an app or a page: Facebook's client token, a CAPTCHA's site
-# key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another).
-PUBLISHED_NAME = re.compile(r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key", re.IGNORECASE)
+# key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another), Sentry's public key (`?sentry_key=` of a DSN).
+PUBLISHED_NAME = re.compile(r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key", re.IGNORECASE)
 PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
 PUBLISHED_SHAPE = re.compile(r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}")
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
@@ -82,7 +82,7 @@ NOT_SECRET_NAME = re.compile(
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
-    r"|fingerprint|fingerprints)$",
+    r"|fingerprint|fingerprints|identifier|stdin)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -307,8 +307,8 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"file[_.\-]?key$", bare, re.I):
-        return None  # figma file_key, fileKey: the id of a document
+    if re.search(r"file[_.\-]?key$|^user\.signingkey$", bare, re.I):
+        return None  # figma file_key, fileKey: the id of a document; git's user.signingkey: a GPG key's id or file
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
@@ -500,6 +500,8 @@ def _identifier_like(value: str, words: bool) -> bool:
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
+        or re.fullmatch(r"(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):[0-9a-f]{32,128}", value)  # Vault's audit HMACs
+        or re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,}){3,}", value)  # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER: a constant's name
         or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
