@@ -125,6 +125,24 @@ def base64_credentials(secret: str) -> str | None:
     return "high" if decoded_credentials(secret) is not None else None
 
 
+@validator("sasl-plain")
+def sasl_plain(secret: str) -> str | None:
+    """SASL PLAIN's base64 (SMTP, IMAP, XMPP `AUTH PLAIN`): `authzid NUL authcid NUL passwd`, judged by its
+    password as a password's slot is."""
+    try:
+        raw = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    parts = raw.split(b"\0")
+    if len(parts) != 3 or not parts[1] or not parts[2]:
+        return None
+    try:
+        password = parts[2].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return password_slot(password) if password.isprintable() else None
+
+
 @validator("ntlm-authenticate")
 def ntlm_authenticate(secret: str) -> str | None:
     """An NTLM AUTHENTICATE message (MS-NLMP 2.2.1.3) whose NT response is there: 24 bytes (NTLMv1) or more

@@ -158,6 +158,8 @@ XML_VALUE_CHILD = re.compile(
     r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # an element's value as its child's text
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
+OBJECT_ENTRIES = 4
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(
     r"&?(?:'static\s+)?(?:\[\w{1,8}(?:;\s*\d{1,5})?\]|[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?)\??\s*=(?!=)\s*"
@@ -616,9 +618,15 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
         return _block_value(lines, index)
     text = lines[index + 1]
     if VALUE_OBJECT.match(rest):
-        entry = VALUE_ENTRY.match(text)
-        found = _value_at(text, entry.end(), False) if entry is not None else None
-        return (index + 1, found[0], found[1]) if found is not None and found[2] else None
+        # its `value` entry, after at most a few scalar entries (`terraform output -json`: sensitive, type, value)
+        for at_line in range(index + 1, min(index + 1 + OBJECT_ENTRIES, len(lines))):
+            entry = VALUE_ENTRY.match(lines[at_line])
+            if entry is not None:
+                found = _value_at(lines[at_line], entry.end(), False)
+                return (at_line, found[0], found[1]) if found is not None and found[2] else None
+            if not SCALAR_ENTRY.match(lines[at_line]):
+                return None
+        return None
     heredoc = HEREDOC.match(rest)
     if heredoc is not None:
         if index + 2 >= len(lines) or lines[index + 2].strip() != heredoc.group(2) or not text.strip():
