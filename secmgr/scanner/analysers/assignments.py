@@ -82,7 +82,7 @@ NOT_SECRET_NAME = re.compile(
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
-    r"|fingerprint|fingerprints|identifier|stdin)$",
+    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -157,6 +157,7 @@ XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][
 XML_VALUE_CHILD = re.compile(
     r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # an element's value as its child's text
+KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
 OBJECT_ENTRIES = 4
@@ -502,6 +503,10 @@ def _identifier_like(value: str, words: bool) -> bool:
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
+        or re.match(r"exec:/", value)  # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …": a command
+        or re.fullmatch(r"[\w.-]{1,64}:/[\w./-]+", value)  # systemd's LoadCredential=db-password:/etc/credstore/…
+        or re.fullmatch(r"(?:cn|ou|dc|uid|o)=[^,=]+(?:,(?:cn|ou|dc|uid|o|l|c|st)=[^,=]+)+", value, re.I)  # an LDAP DN
+        or re.fullmatch(r"[A-Za-z_-]{2,}(?:\|[A-Za-z_-]{2,})+", value)  # mismatch|unknown: a pattern's alternatives
         or re.fullmatch(r"(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):[0-9a-f]{32,128}", value)  # Vault's audit HMACs
         or re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,}){3,}", value)  # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER: a constant's name
         or _published_value(value)
@@ -560,6 +565,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
+    if re.search(r"gpg|pgp", name, re.I) and re.fullmatch(
+        r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})", value
+    ):
+        return None  # GPG_KEY=EECC5CE7…: a key's id or fingerprint, which names a public key
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
