@@ -201,8 +201,8 @@ def _gate() -> LineGate:
     closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?)"  # (STRING_PREFIX's, loosened)
-    quoted = rf"""{prefix}(?:"[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
+    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\()"  # (STRING_PREFIX's, loosened)
+    quoted = rf"""{prefix}(?:"(?:\\")?[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     declared = (  # DECLARED's declarations, loosened, each after a literal word of its own
@@ -347,6 +347,8 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         return None  # !Ref DBPassword, !GetAtt …, !Sub …: CloudFormation's functions; !secret x: Home Assistant's
     if tag:
         position = tag.end()  # key: !!binary <value>
+    if line.startswith("JSON.stringify(", position):
+        position += len("JSON.stringify(")  # webpack's DefinePlugin: 'process.env.KEY': JSON.stringify('…')
     prefix = STRING_PREFIX.match(line, position)
     if prefix:
         position = prefix.end()  # b"...", r'...': Python's bytes and raw strings
@@ -354,10 +356,16 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         return None
     quote = line[position]
     if quote in QUOTES:
+        if line.startswith("\\" + quote, position + 1):  # "\"…\"": a string literal written inside a string
+            close = line.find("\\" + quote, position + 3)
+            return (position + 3, line[position + 3 : close], True) if close > position + 3 else None
         close = line.find(quote, position + 1)
         if close < 0:
             return None
-        return position + 1, line[position + 1 : close], True
+        inner = line[position + 1 : close]
+        if len(inner) > 2 and inner[0] == inner[-1] and inner[0] in QUOTES:
+            return position + 2, inner[1:-1], True  # '"…"': the same, in the other quotes (Gradle's buildConfigField)
+        return position + 1, inner, True
     found = UNQUOTED.match(line, position)
     if not found:
         return None
