@@ -573,9 +573,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
-    if re.search(r"gpg|pgp", name, re.I) and re.fullmatch(
-        r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})", value
-    ):
+    if re.search(r"gpg|pgp", name, re.I) and KEY_ID.fullmatch(value):
         return None  # GPG_KEY=EECC5CE7…: a key's id or fingerprint, which names a public key
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
