@@ -58,6 +58,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's token
         "sw2ycwtib9zpoohopsmm",  # Grafana's stock secret_key, in every defaults.ini
         "n9qo8uloickgx2zmrzomyeijzagcfl7p92ldgxad68ljzdl17lhwy",  # bcrypt's example hash, in its references
         "rdescudvjcsgt3ub+b+dwrwjtmaajobg",  # Argon2's reference example: "password" with the salt "somesalt"

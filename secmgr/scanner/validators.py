@@ -190,6 +190,8 @@ def dropbox_long_lived(secret: str) -> str | None:
 def telegram_bot_token(secret: str) -> str | None:
     """A Telegram bot token, `<bot id>:<secret>`: the id is public and only the part after the colon is judged; an
     id that counts (12345678) says the token was typed for an example, so it is `low` at most."""
+    if secret.lower() in filters.PUBLISHED_EXAMPLES:
+        return None  # the Bot API documentation's own
     bot_id, _, token = secret.partition(":")
     verdict = provider_value(token)
     return "low" if verdict == "high" and filters.placeholder_signal(bot_id) is not None else verdict
