@@ -25,6 +25,7 @@ TEMPLATE = re.compile(
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
+    r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
 )
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -58,6 +59,8 @@ PUBLISHED_EXAMPLES = frozenset(
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "1f2d1e2e67df",  # the Kubernetes documentation's Secret example password (and its base64, below)
+        "mwyyzdflmmu2n2rm",
         "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's token
         "sw2ycwtib9zpoohopsmm",  # Grafana's stock secret_key, in every defaults.ini
         "n9qo8uloickgx2zmrzomyeijzagcfl7p92ldgxad68ljzdl17lhwy",  # bcrypt's example hash, in its references

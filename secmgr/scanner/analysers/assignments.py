@@ -144,6 +144,10 @@ NAME_ENTRY = re.compile(
     r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])$"
 )  # (`key`: Postman's; `=`: HCL)
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*[:=]\s*(?=\S)")
+# What may stand between a name entry and its value: the entry's description (OpenShift templates' parameters).
+DESCRIBING_ENTRY = re.compile(
+    r"^\s*[\"']?(?:displayName|description|required|type|label|title|help|hint)[\"']?\s*[:=]", re.IGNORECASE
+)
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
 XML_VALUE_ELEMENT = re.compile(
@@ -511,6 +515,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
+        or re.fullmatch(r"\.[A-Z]\w*(?:\.\w+)+", value)  # .Release.Namespace, .Values.db.user: a Go template's field
         or re.match(r"exec:/", value)  # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …": a command
         or re.fullmatch(r"[\w.-]{1,64}:/[\w./-]+", value)  # systemd's LoadCredential=db-password:/etc/credstore/…
         or re.fullmatch(r"(?:cn|ou|dc|uid|o)=[^,=]+(?:,(?:cn|ou|dc|uid|o|l|c|st)=[^,=]+)+", value, re.I)  # an LDAP DN
@@ -681,8 +686,13 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
         return index, beside.end()
     if line[end:].strip(" \t\"',\r") or index + 1 >= len(lines):
         return None  # (a JSON list's entry ends in a comma: {"key": "password",` / `"value": "…"})
-    below = VALUE_ENTRY.match(lines[index + 1])
-    return (index + 1, below.end()) if below is not None else None
+    for at_line in range(index + 1, min(index + 4, len(lines))):  # (an OpenShift template's displayName between)
+        below = VALUE_ENTRY.match(lines[at_line])
+        if below is not None:
+            return at_line, below.end()
+        if not DESCRIBING_ENTRY.match(lines[at_line]):
+            return None
+    return None
 
 
 def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:

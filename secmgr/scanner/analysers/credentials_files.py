@@ -15,8 +15,11 @@ from .assignments import PASSWORD_ABROAD, PASSWORD_PHRASES
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
 ENTRY = re.compile(r"^(\s+)([\w.\-]+):\s*[\"']?([^\"'\s#]+)[\"']?\s*$")
-NOT_SECRET_ENTRY = re.compile(r"(?:\.crt|\.pem|\.pub|ca|cert|certificate|username|user|host|port|url|name)$",
-                              re.IGNORECASE)  # fmt: skip
+NOT_SECRET_ENTRY = re.compile(
+    r"(?:\.crt|\.pem|\.pub|ca|cert|certificate|username|user|host|port|url|name"
+    r"|(?:^|[_.-])(?:version|region|server|endpoint|namespace|database|dbname|bucket|email|path|level|mode|timeout))$",
+    re.IGNORECASE,
+)
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
 CSV_SUFFIXES = (".csv", ".tsv")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -72,6 +75,10 @@ def kubernetes_secrets(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 value, how = (raw.decode("utf-8").strip(), "base64") if raw else ("", "")
             except UnicodeDecodeError:
                 continue
+        if "\n" in value.strip() or value.startswith(("{", "[")):
+            continue  # a file's content (config.json, a .dockerconfigjson): the decoder reads it again by the rules
+        if re.fullmatch(r"[\d.:/-]+", value) or ("://" in value and "@" not in value):
+            continue  # numbers, dates, versions; an address without credentials
         if (
             len(value) < 6
             or filters.is_placeholder(value)
