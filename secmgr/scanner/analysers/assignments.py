@@ -151,8 +151,8 @@ DESCRIBING_ENTRY = re.compile(
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
 XML_VALUE_ELEMENT = re.compile(
-    r"\s*<(?:string|value)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
-)  # (KeePass: <Value Protect…>)
+    r"\s*<(?:string|value|defaultValue)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
+)  # (KeePass: <Value Protect…>; a Jenkins job's string parameter: <name>…</name> <defaultValue>…)
 # `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`: an element named by its name
 XML_NAME_ATTRIBUTE = re.compile(
     r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"'][\w .-]{0,40}$"
@@ -314,8 +314,8 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"file[_.\-]?key$|^user\.signingkey$", bare, re.I):
-        return None  # figma file_key, fileKey: the id of a document; git's user.signingkey: a GPG key's id or file
+    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$", bare, re.I):
+        return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
@@ -444,6 +444,8 @@ _CAMEL_NAME = r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\d{0,2}"
 NAME_LIST = re.compile(f"{_CAMEL_NAME}(?:\\s*,\\s*{_CAMEL_NAME})+")  # names in camel case, listed
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
+# Options of a command: `--username=root`, `-v --force`.
+FLAGS = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:=\S*)?(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
@@ -516,6 +518,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
         or re.fullmatch(r"\.[A-Z]\w*(?:\.\w+)+", value)  # .Release.Namespace, .Values.db.user: a Go template's field
+        or re.fullmatch(r"@/[\w./-]+", value)  # -secret @/etc/jenkins-agent/secret: read from that file
         or re.match(r"exec:/", value)  # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …": a command
         or re.fullmatch(r"[\w.-]{1,64}:/[\w./-]+", value)  # systemd's LoadCredential=db-password:/etc/credstore/…
         or re.fullmatch(r"(?:cn|ou|dc|uid|o)=[^,=]+(?:,(?:cn|ou|dc|uid|o|l|c|st)=[^,=]+)+", value, re.I)  # an LDAP DN
@@ -524,7 +527,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,}){3,}", value)  # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER: a constant's name
         or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
-        or re.fullmatch(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*", value)  # flags
+        or FLAGS.fullmatch(value)
         or re.fullmatch(r"\+[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value)  # +sv_password: a game server's setting
     )
 
