@@ -197,7 +197,7 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
             if line.startswith(b"diff --git "):
                 diffs[number] = start
             numbered.append((number, line))
-        before += block.count(b"\n")
+        before = number - 1 + block.count(b"\n", counted)  # (the lines before `counted` are counted already)
 
         def whole_diff(sha: str, path: str, first: int, block: bytes = block, diffs: dict[int, int] = diffs) -> list:
             start = diffs.get(first)
