@@ -62,7 +62,9 @@ PUBLISHED_EXAMPLES = frozenset(
         "minioadmin",  # MinIO's documented default user and password
         "1f2d1e2e67df",  # the Kubernetes documentation's Secret example password (and its base64, below)
         "mwyyzdflmmu2n2rm",
-        "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's token
+        "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's tokens
+        "123456:abc-def1234ghikl-zyx57w2v1u123ew11",
+        "ghp_16c7e42f292c6912e7710c838347ae178b4a",  # GitHub's REST API documentation's token
         "sw2ycwtib9zpoohopsmm",  # Grafana's stock secret_key, in every defaults.ini
         "n9qo8uloickgx2zmrzomyeijzagcfl7p92ldgxad68ljzdl17lhwy",  # bcrypt's example hash, in its references
         "rdescudvjcsgt3ub+b+dwrwjtmaajobg",  # Argon2's reference example: "password" with the salt "somesalt"

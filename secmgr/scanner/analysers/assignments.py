@@ -161,6 +161,20 @@ XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][
 XML_VALUE_CHILD = re.compile(
     r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # an element's value as its child's text
+# Providers' prefixes and the whole shape a token that starts with one has: a value with the prefix but not the shape
+# is cut short or made up (`ghp_6hBaqH4L0JZRe16vLIre`, `SG.nv07Ddu1.9Yqfx…`), and the provider's own rule takes a
+# well-shaped one.
+PROVIDER_SHAPES = (
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"gh[pousr]_[A-Za-z0-9]{36}")),
+    (("github_pat_",), re.compile(r"github_pat_[A-Za-z0-9_]{82}")),
+    (("glpat-",), re.compile(r"glpat-[\w.-]{20,}")),
+    (("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}")),
+    (("SG.",), re.compile(r"SG\.[\w-]{22}\.[\w-]{43}")),
+    (("sk-ant-",), re.compile(r"sk-ant-[a-z0-9]+-[\w-]{80,}")),
+    (("AIza",), re.compile(r"AIza[\w-]{35}")),
+    (("AKIA", "ASIA"), re.compile(r"A[KS]IA[A-Z2-7]{16}")),
+    (("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}")),
+)
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
@@ -581,6 +595,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
         return None
+    if kind != "password" and any(value.startswith(p) and not shape.fullmatch(value) for p, shape in PROVIDER_SHAPES):
+        return None  # a provider's prefix without its shape: a token cut short or made up
     if re.search(r"gpg|pgp", name, re.I) and KEY_ID.fullmatch(value):
         return None  # GPG_KEY=EECC5CE7…: a key's id or fingerprint, which names a public key
     lowered = value.lower()
