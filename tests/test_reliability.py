@@ -227,7 +227,7 @@ def history(repo: Path, commits: int, secrets_every: int) -> int:
     stream, planted = [], 0
     for i in range(commits):
         if i % secrets_every == 0:
-            content, planted = f'TOKEN = "ghp_{i:06d}Qm7Zr2Lx9Kp4Wv8Tn3Hc{repo.name[:4]:x<4}q8Zw"\n', planted + 1
+            content, planted = f'TOKEN = "ghp_{i:06d}Qm7Zr2Lx9Kp4Wv8Tn3Hc{repo.name[:4]:x<4}q8Zw9X"\n', planted + 1
         else:
             content = f"value = {i}\n" * 20
         data = content.encode()
