@@ -44,7 +44,7 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
-    r"(?=$|[_.\-\"'\]\s:=>,]|(?-i:[A-Z]))",
+    r"(?=$|[_.\-\"'\]\[\s:=>,]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
@@ -175,6 +175,7 @@ PROVIDER_SHAPES = (
     (("AKIA", "ASIA"), re.compile(r"A[KS]IA[A-Z2-7]{16}")),
     (("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}")),
 )
+C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
@@ -232,7 +233,7 @@ def _gate() -> LineGate:
     )
     return LineGate(
         expressions=(
-            f"{name}{closing}(?:{separator}|\\({space}*){tag}{quoted}",
+            f"{name}{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
             f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
@@ -399,6 +400,9 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     position = end
     while position < len(line) and line[position] in "\"'`]":
         position += 1
+    array = C_ARRAY.match(line, position)
+    if array is not None:
+        position = array.end()  # char pass[] = "…": a C array's declarator
     if line.startswith("()", position):
         return None  # a call without arguments: password()
     if line.startswith("::", position):
@@ -574,11 +578,19 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     signal = filters.placeholder_signal(value)
     if signal == "placeholder" and kind == "password" and direct and not value.isalpha():
         signal = filters.slot_signal(value)
-    if signal == "placeholder" or (not quoted and filters.looks_like_code(value)) or filters.prose(value):
+    passphrase = kind == "password" and direct and _passphrase(value)
+    if (
+        signal == "placeholder"
+        or (not quoted and filters.looks_like_code(value))
+        or filters.prose(value)
+        and not passphrase
+    ):
         return None
     if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
         return None  # "password": "Passwort": a translation of the word
-    if filters.wordy(value) and (kind != "password" or not direct or " " in value or _names_a_secret(value)):
+    if filters.wordy(value) and (
+        kind != "password" or not direct or " " in value and not passphrase or _names_a_secret(value)
+    ):
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if kind != "password" and WORDS_ONLY.fullmatch(value):
         return None  # "token": "Jeton d'accès": a translation of the word, in any language
@@ -618,6 +630,19 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if strength == "low":
         return None
     return "low" if signal == "contrived" else "medium" if kind == "weak" else strength
+
+
+# A passphrase of capitalised words and a number (`Gravel Kestrel Delta 91`), not a title or a prompt: none of the
+# words is one that sentences and user interfaces are made of.
+PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,}){2,5} \d{1,4}[!?.#]?")
+PROSE_WORDS = frozenset(
+    "your the here enter password passphrase change this that with for and new not set use see you our please type"
+    " secret must should will from into when what which key token user name default value example test".split()
+)
+
+
+def _passphrase(value: str) -> bool:
+    return PASSPHRASE.fullmatch(value) is not None and PROSE_WORDS.isdisjoint(value.lower().split())
 
 
 def _decoded_text(value: str) -> str | None:
