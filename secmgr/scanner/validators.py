@@ -143,6 +143,20 @@ def sasl_plain(secret: str) -> str | None:
     return password_slot(password) if password.isprintable() else None
 
 
+@validator("base64-password")
+def base64_password(secret: str) -> str | None:
+    """A password stored as base64 of its text (LDIF's `userPassword::`, unattend files): judged as a password's slot
+    is, once decoded; a scheme-tagged hash (`{SSHA}…`) is left to the hash rules, and bytes that are no text are
+    dropped."""
+    try:
+        text = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    if not text.isprintable() or text.startswith("{") or len(text) < 4:
+        return None
+    return password_slot(text)
+
+
 @validator("ntlm-authenticate")
 def ntlm_authenticate(secret: str) -> str | None:
     """An NTLM AUTHENTICATE message (MS-NLMP 2.2.1.3) whose NT response is there: 24 bytes (NTLMv1) or more

@@ -175,6 +175,7 @@ PROVIDER_SHAPES = (
     (("AKIA", "ASIA"), re.compile(r"A[KS]IA[A-Z2-7]{16}")),
     (("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}")),
 )
+DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
@@ -220,7 +221,8 @@ def _gate() -> LineGate:
     closing = r"[\"'`\]\\]*"
     separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
-    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\()"  # (STRING_PREFIX's, loosened)
+    dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
+    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb})"  # (STRING_PREFIX's, loosened)
     quoted = rf"""{prefix}(?:"(?:\\")?[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
@@ -368,6 +370,9 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         position = tag.end()  # key: !!binary <value>
     if line.startswith("JSON.stringify(", position):
         position += len("JSON.stringify(")  # webpack's DefinePlugin: 'process.env.KEY': JSON.stringify('…')
+    typed = DYNAMODB_STRING.match(line, position)
+    if typed is not None:
+        position = typed.end()  # DynamoDB's JSON: "password": {"S": "…"}
     prefix = STRING_PREFIX.match(line, position)
     if prefix:
         position = prefix.end()  # b"...", r'...': Python's bytes and raw strings

@@ -32,9 +32,10 @@ TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  #
 # LAPS' `ms-Mcs-AdmPwd`.
 # In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
 SECRET_COLUMN = (
-    r"(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
-    r"|(?:[\w ]{0,20}[ _])?pass"  # `pass` as a word of its own: not compass, bypass
+    r"(?:(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+    r"|(?:[\w ]{0,20}[ _])?(?:pass|pw)"  # `pass`, `pw` as words of their own: not compass, bypass
     rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
+    r"(?: *[\[(][\w .-]{1,30}[\])])*(?: +required)?)"  # Password [Required], Initial password [passwordProfile]
 )
 CSV_HEADER = re.compile(
     rb"^(?:[^\n]*[,;\t])?[ \"]*" + SECRET_COLUMN.encode() + rb"[ \"\r]*(?:[,;\t][^\n]*)?$", re.MULTILINE
