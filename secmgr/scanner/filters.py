@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from .rules import shannon_entropy
 
 TEMPLATE = re.compile(
-    r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@"""
+    r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_.]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|(?<![A-Za-z0-9])@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@(?![A-Za-z0-9])"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
     r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
@@ -27,10 +27,13 @@ TEMPLATE = re.compile(
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
     r"""|^\$encrypted\$$"""  # AWX's and Tower's exports mask every secret so
+    r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
 )
+NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
-    "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder",
+    "example", "changeme", "change_me", "change-me", "changethis", "change_this", "change-this", "pleasechange",
+    "changeit", "dummy", "fake", "sample", "placeholder",
     "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier", "àmodifier", "wijzigen", "anonymous@",
     "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
@@ -211,6 +214,8 @@ def placeholder_signal(value: str) -> str | None:
     lowered = value.lower()
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
         return "placeholder"
+    if NAMED_PASSWORD.fullmatch(lowered):
+        return "placeholder"  # sqlpassword, randompassword: words saying what goes there
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value):
         return "placeholder"
     if len(value) >= 64 and EMBEDDED_FILE.match(value):

@@ -36,7 +36,9 @@ STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
-    r"|requirepass|masterauth|authtok(?!en)",
+    r"|requirepass|masterauth|authtok(?!en)"
+    # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
+    r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store)pass\b",
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
@@ -57,8 +59,11 @@ ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: fas
 # pages ship it.
 SEARCH_ONLY = re.compile(r"search[_.\-]?only|algolia[\w.\-]*search[_.\-]?(?:api[_.\-]?)?key", re.IGNORECASE)
 # Keys their providers document as made to ship inside an app or a page: Facebook's client token, a CAPTCHA's site
-# key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another), Sentry's public key (`?sentry_key=` of a DSN).
-PUBLISHED_NAME = re.compile(r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key", re.IGNORECASE)
+# key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another), Sentry's public key (`?sentry_key=` of a DSN),
+# Application Insights' instrumentation key (an id, sent from browsers).
+PUBLISHED_NAME = re.compile(
+    r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key|instrumentation[_.\-]?key", re.IGNORECASE
+)
 PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
 PUBLISHED_SHAPE = re.compile(r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}")
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
@@ -540,6 +545,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
+        or value.startswith("InstrumentationKey=")  # Application Insights' connection string: an id and endpoints
         or re.fullmatch(r"\.[A-Z]\w*(?:\.\w+)+", value)  # .Release.Namespace, .Values.db.user: a Go template's field
         or re.fullmatch(r"@/[\w./-]+", value)  # -secret @/etc/jenkins-agent/secret: read from that file
         or re.match(r"exec:/", value)  # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …": a command
@@ -646,7 +652,12 @@ PROSE_WORDS = frozenset(
 )
 
 
+GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")  # as Google shows one: four groups of four letters
+
+
 def _passphrase(value: str) -> bool:
+    if GOOGLE_APP_PASSWORD.fullmatch(value):
+        return True
     return PASSPHRASE.fullmatch(value) is not None and PROSE_WORDS.isdisjoint(value.lower().split())
 
 
