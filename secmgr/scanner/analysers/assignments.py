@@ -254,6 +254,7 @@ def _gate() -> LineGate:
         ),
         elsewhere=(
             f"{name}{closing}{separator}{tag}{unquoted}",
+            f"{name}{closing}{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$\\-]*{name}[\"']?,?{space}*$",
         ),
@@ -905,6 +906,8 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    if not quoted and kind == "password" and _passphrase(line[at:].rstrip()):
+        value = line[at:].rstrip()  # psk=Quill Zinnia Garnet 14: an INI value runs to the line's end
     if quoted and line.endswith(" :", 0, at - 1) and path.lower().endswith(".sql"):
         return  # PASSWORD :'reporting_pw': psql's variable, interpolated as a literal
     if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
