@@ -124,6 +124,7 @@ def _fields(line: str, delimiter: str) -> list[str]:
 READS_BELOW["csv-credentials"] = (
     (b",", CSV_HEADER, _is_csv),
     (b";", CSV_HEADER, _is_csv),
+    (b"\t", CSV_HEADER, _is_csv),  # (a .tsv's)
     (
         b"|",
         re.compile(rb"\|[ \t`]*" + SECRET_COLUMN.encode() + rb"[ \t`]*\|"),
