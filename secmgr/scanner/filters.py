@@ -26,7 +26,7 @@ TEMPLATE = re.compile(
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
-    r"""|^\$encrypted\$$"""  # AWX's and Tower's exports mask every secret so
+    r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
     r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
 )
 NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
@@ -132,6 +132,7 @@ ENCRYPTED = re.compile(
     r"|^AQIAAA[A-Za-z0-9+/]{2}AAAApAAA"  # a CryptoAPI SIMPLEBLOB: a session key encrypted to an RSA key exchange key
     r"|^(?:SHA256|SHA1|MD5):[A-Za-z0-9+/=:]{16,}$"  # an SSH key's fingerprint: of a public key
     r"|^BAMSCRT@\d+@\d+@"  # Bamboo Specs' encrypted values
+    r"|^\d\.[A-Za-z0-9+/]{16,}={0,2}\|[A-Za-z0-9+/]{16,}={0,2}(?:\|[A-Za-z0-9+/]{16,}={0,2})?$"  # Bitwarden's EncString
 )
 
 

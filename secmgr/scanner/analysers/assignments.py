@@ -549,7 +549,9 @@ def _identifier_like(value: str, words: bool) -> bool:
         or value.startswith("InstrumentationKey=")  # Application Insights' connection string: an id and endpoints
         or re.fullmatch(r"\.[A-Z]\w*(?:\.\w+)+", value)  # .Release.Namespace, .Values.db.user: a Go template's field
         or re.fullmatch(r"@/[\w./-]+", value)  # -secret @/etc/jenkins-agent/secret: read from that file
-        or re.match(r"exec:/", value)  # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …": a command
+        # Apache's AuthLDAPBindPassword "exec:/usr/local/sbin/get-secret …" (a command); wpa_supplicant's ext:NAME and
+        # PKCS#11 URIs (references to where the secret is)
+        or re.match(r"exec:/|ext:[\w.-]+$|pkcs11:", value)
         or re.fullmatch(r"[\w.-]{1,64}:/[\w./-]+", value)  # systemd's LoadCredential=db-password:/etc/credstore/…
         or re.fullmatch(r"(?:cn|ou|dc|uid|o)=[^,=]+(?:,(?:cn|ou|dc|uid|o|l|c|st)=[^,=]+)+", value, re.I)  # an LDAP DN
         or re.fullmatch(r"[A-Za-z_-]{2,}(?:\|[A-Za-z_-]{2,})+", value)  # mismatch|unknown: a pattern's alternatives
@@ -838,6 +840,8 @@ def _at(
         return  # FileZilla's <Pass encoding="crypt" pubkey="…">: encrypted to the user's master password
     if path.lower().endswith(FORM_SUFFIXES) and re.match(r"\s*(?:object|inherited|inline)\s", line):
         return  # `object edPassword: TEdit`: a Delphi or Lazarus form's control and its class
+    if re.search(r"\sProtected=\"True\"", line):
+        return  # a KeePass database's inner XML: a protected value is the inner stream's ciphertext
     if name.lower() == "pin" and re.search(r"\sdigest\s*=", line):
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
     if CHECKSUM_BEFORE.search(line, 0, start):
