@@ -33,7 +33,7 @@ BASE64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 ESCAPED_NEWLINE = re.compile(r"(?:\\+r)?\\+n")
 LOG_STAMP = re.compile(r"[\d.:#TZ-]+")
-NOT_BODY = re.compile(r"[\"'+,;\\]|\\[rn]")
+NOT_BODY = re.compile(r"[\"',;\\]|\\[rn]")
 
 
 def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
@@ -44,7 +44,9 @@ def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
     """
     body, damaged = [], 0
     for chunk in chunks:
-        words = chunk.split()
+        quoted = '"' in chunk or "'" in chunk
+        # a string literal's line: the operators after it (`+`, a C macro's `\`, a list's `,`) are not the body's
+        words = (chunk.rstrip().rstrip("+\\,;").rstrip() if quoted else chunk).split()
         if not words or HEADER_LINE.match(chunk.strip().strip("\"'")):
             continue
         text = NOT_BODY.sub("", words[-1].replace("\\n", "").replace("\\r", ""))
