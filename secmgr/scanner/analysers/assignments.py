@@ -182,6 +182,7 @@ PROVIDER_SHAPES = (
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
+NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
@@ -628,7 +629,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
-    if re.fullmatch(r"\d{1,15}|[\d.:/-]+|0x[0-9a-f]{1,8}", lowered) or "://" in value:
+    if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,8}", lowered) or "://" in value:
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
     if not quoted and value[-1] in "(.":
         return None

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from .. import filters
 from ..validators import b64decode_loose
 from . import READS_BELOW, UNMARKED_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
-from .assignments import PASSWORD_ABROAD, PASSWORD_PHRASES
+from .assignments import NUMBERS, PASSWORD_ABROAD, PASSWORD_PHRASES
 
 KIND_SECRET = re.compile(r"^\s*kind:\s*[\"']?Secret[\"']?\s*$")
 SECTION = re.compile(r"^(\s*)(data|stringData):\s*$")
@@ -78,7 +78,7 @@ def kubernetes_secrets(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 continue
         if "\n" in value.strip() or value.startswith(("{", "[")):
             continue  # a file's content (config.json, a .dockerconfigjson): the decoder reads it again by the rules
-        if re.fullmatch(r"[\d.:/-]+", value) or ("://" in value and "@" not in value):
+        if NUMBERS.fullmatch(value) or ("://" in value and "@" not in value):
             continue  # numbers, dates, versions; an address without credentials
         if (
             len(value) < 6
