@@ -379,7 +379,9 @@ def hand_typed(value: str) -> bool:
 
 
 # Words that say what goes in the slot: `a secret`, `my_password`, `the-token`.
-DESCRIBED = re.compile(r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)")
+DESCRIBED = re.compile(
+    r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)(?:[ _-](?:goes[ _-])?here)?"  # … goes here
+)
 SOME_SLOT = re.compile(r"(?:some|the|an?)[_-]?(?:pass(?:word|wd)?|secret|token)")  # somepassword, a_secret
 # The slot's name in a template's CamelCase (`twilio://AccountSid:AuthToken@`, `ApiSecret`, `JWTToken`).
 NAMED_SLOT = re.compile(r"(?:[A-Z][a-z]+|[A-Z]{2,5}){1,3}(?:Secret|Pass(?:word|wd|phrase)?|Pwd|Token|Key)")

@@ -231,6 +231,7 @@ def _gate() -> LineGate:
     prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb})"  # (STRING_PREFIX's, loosened)
     quoted = rf"""{prefix}(?:"(?:\\")?[^"\n]{{6}}|'[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
+    unquoted_part = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{1,5}"""
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
     declared = (  # DECLARED's declarations, loosened, each after a literal word of its own
         f"{space}+pic(?:ture)?{space}+[-+xavs9$,.()0-9]+{space}+value(?:{space}+is)?{space}*",
@@ -256,6 +257,7 @@ def _gate() -> LineGate:
         elsewhere=(
             f"{name}{closing}{separator}{tag}{unquoted}",
             f"{name}{closing}{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
+            f"{name}{closing}{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$\\-]*{name}[\"']?,?{space}*$",
         ),
@@ -659,6 +661,19 @@ PROSE_WORDS = frozenset(
 GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")  # as Google shows one: four groups of four letters
 
 
+# The rest of a config line after an unquoted password, when a comma cut it: one run of characters to the line's end
+# (`password = ^Nui,Fl%g&u`), no space, no quote, no other name given a value, not ending in a bracket.
+REST_OF_VALUE = re.compile(r"""[^\s"'`=<>(){}\[\]]*[^\s"'`=<>(){}\[\],;]\s*$""")
+
+
+def _through_commas(line: str, at: int, value: str) -> str:
+    """An unquoted config value holding a comma runs to the line's end (a password's comma is not a list's)."""
+    end, whole = at + len(value), line[at:].rstrip()
+    if not line.startswith(",", end) or not REST_OF_VALUE.match(line, end + 1) or re.search(r"\w[:=]", line[end:]):
+        return value
+    return value if all(part.isalpha() for part in whole.split(",")) else whole  # read,write: a list of words
+
+
 def _passphrase(value: str) -> bool:
     if GOOGLE_APP_PASSWORD.fullmatch(value):
         return True
@@ -913,6 +928,8 @@ def _at(
     at, value, quoted = found
     if not quoted and kind == "password" and _passphrase(line[at:].rstrip()):
         value = line[at:].rstrip()  # psk=Quill Zinnia Garnet 14: an INI value runs to the line's end
+    elif not quoted and kind == "password" and syntax in ("=", ":") and not path.lower().endswith(CODE_SUFFIXES):
+        value = _through_commas(line, at, value)
     if quoted and line.endswith(" :", 0, at - 1) and path.lower().endswith(".sql"):
         return  # PASSWORD :'reporting_pw': psql's variable, interpolated as a literal
     if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):

@@ -144,6 +144,14 @@ READS_BELOW["csv-credentials"] = (
 UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark knows
 
 
+def _csv_header(lines: Sequence[str]) -> int | None:
+    """A CSV file's header: its first line, or the second or third when one of those names a secret column and the
+    lines before it are a preamble (Entra ID's bulk-create template starts with `version:v1.0`)."""
+    filled = [i for i, line in enumerate(lines[:8]) if line.strip()][:3]
+    named = (i for i in filled if CSV_HEADER.search(lines[i].lower().encode("utf-8", "replace")))
+    return next(named, filled[0] if filled else None)
+
+
 @analyser("csv-credentials")
 def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """The values of the password, secret-key and token columns of a CSV or TSV file (an account export, a user
@@ -151,7 +159,7 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     judged as a password slot is; in an HTML table, also the cell beside one labelled so (`<td>Password</td>
     <td>…</td>`)."""
     if _is_csv(path):
-        header = next((i for i, line in enumerate(lines) if line.strip()), None)
+        header = _csv_header(lines)
         if header is not None:
             delimiter = "\t" if path.lower().endswith(".tsv") else _delimiter(lines[header])
             rows = range(header + 1, min(len(lines), header + 1 + CSV_ROWS))

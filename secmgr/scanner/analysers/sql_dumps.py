@@ -12,7 +12,9 @@ from .credentials_files import SECRET_COLUMN, column_confidence
 SQL_SUFFIXES = (".sql", ".psql", ".mysql")
 NAME = r"[\w$.`\"\[\]]+"
 CREATE_TABLE = re.compile(rf"^\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?({NAME})\s*\(", re.I)
-INSERT = re.compile(rf"^\s*(?:INSERT|REPLACE)\s+(?:IGNORE\s+)?INTO\s+({NAME})\s*(?:\(([^)]*)\))?\s*VALUES\b", re.I)
+INSERT = re.compile(  # (SQL Server's scripts leave INTO out: INSERT [dbo].[Users] (…) VALUES …)
+    rf"^\s*(?:INSERT|REPLACE)\s+(?:IGNORE\s+)?(?:INTO\s+|(?=\[))({NAME})\s*(?:\(([^)]*)\))?\s*VALUES\b", re.I
+)
 COPY = re.compile(rf"^\s*COPY\s+({NAME})\s*\(([^)]*)\)\s+FROM\s+stdin", re.I)
 NOT_A_COLUMN = re.compile(r"(?:PRIMARY|UNIQUE|KEY|CONSTRAINT|INDEX|FOREIGN|CHECK|FULLTEXT|SPATIAL|EXCLUDE)\b", re.I)
 SECRET_NAME = re.compile(SECRET_COLUMN, re.I)
@@ -21,7 +23,7 @@ NOT_SECRET_NAME = re.compile(r"(?:_at|_on|_date|_time|_policy|_ttl|_expires?|_ex
 HASHED = re.compile(r"\$.*|\{[A-Z0-9-]{2,12}\}\S+|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{128}")
 DEFINITION_LINES = 500  # a CREATE TABLE's column list
 STATEMENT_LINES = 10_000  # the rows of one INSERT or COPY
-TUPLE_VALUE = re.compile(r"\s*(?:'((?:[^'\\]|''|\\.)*)'|([^,()']*))\s*([,)])")
+TUPLE_VALUE = re.compile(r"\s*(?:N?'((?:[^'\\]|''|\\.)*)'|([^,()']*))\s*([,)])")  # (N'…': SQL Server's Unicode)
 
 
 def _is_sql(path: str) -> bool:
@@ -30,7 +32,7 @@ def _is_sql(path: str) -> bool:
 
 # The rows of a dump hold no keyword: history reads a dump's diff whole once it holds a statement that inserts.
 READS_BELOW["sql-credentials"] = (
-    (b"insert", re.compile(rb"^\s*(?:insert|replace)\s+(?:ignore\s+)?into\b", re.MULTILINE), _is_sql),
+    (b"insert", re.compile(rb"^\s*(?:insert|replace)\s+(?:ignore\s+)?(?:into\b|\[)", re.MULTILINE), _is_sql),
     (b"copy", re.compile(rb"^\s*copy\s+\S+\s*\([^)\n]*\)\s+from\s+stdin", re.MULTILINE), _is_sql),
 )
 UNMARKED_BELOW.add("sql-credentials")
@@ -41,7 +43,10 @@ def _name(text: str) -> str:
 
 
 def _secret_columns(names: Sequence[str]) -> list[int]:
-    return [i for i, name in enumerate(names) if SECRET_NAME.fullmatch(name) and not NOT_SECRET_NAME.search(name)]
+    return [
+        i for i, name in enumerate(names)
+        if (SECRET_NAME.fullmatch(name) or DIGEST_COLUMN.fullmatch(name)) and not NOT_SECRET_NAME.search(name)
+    ]  # fmt: skip
 
 
 def _defined_columns(lines: Sequence[str], first: int, start: int) -> list[str]:
@@ -99,9 +104,18 @@ def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
         at = line.find("(", position)
 
 
-def _judged(value: str) -> str | None:
-    """The confidence for a value of a secret column, or None for no credential (as a CSV export's column)."""
+# An unsalted MD5 or SHA1 of a password (a users table's `pass_md5`, `password`): cracked from tables in seconds.
+FAST_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9A-F]{32}|[0-9A-F]{40}")
+DIGEST_COLUMN = re.compile(r"(?:\w{0,20}_)?(?:pass(?:word|wd)?|pwd|pw)_?(?:md5|sha1?|hash|digest)", re.I)  # pass_md5
+PASSWORD_NAME = re.compile(r"(?:^|[_ ])(?:pass(?:word|wd)?|pwd|pw)(?:$|[_ ])|^(?:user_?)?pass(?:word|wd)", re.I)
+
+
+def _judged(value: str, name: str) -> str | None:
+    """The confidence for a value of a secret column, or None for no credential (as a CSV export's column); a hex
+    digest is one only in a password column, where it is the password's fast hash (`medium`)."""
     value = value.strip()
+    if FAST_DIGEST.fullmatch(value) and PASSWORD_NAME.search(name):
+        return None if len(set(value)) <= 4 else "medium"
     return None if HASHED.fullmatch(value) else column_confidence(value)
 
 
@@ -139,7 +153,7 @@ def _inserted(lines: Sequence[str], first: int, start: int, names: list[str]) ->
         for values in _tuples(line, start if index == first else 0) if columns else ():
             for column in columns:
                 value, at = values[column] if column < len(values) else (None, -1)
-                confidence = _judged(value) if value is not None else None
+                confidence = _judged(value, names[column]) if value is not None else None
                 if confidence is not None and value is not None:
                     yield Candidate("sql-credentials", index, at, value, confidence, value)
         index += 1
@@ -156,7 +170,7 @@ def _copied(lines: Sequence[str], first: int, names: list[str]) -> Generator[Can
         fields = lines[index].split("\t")
         for column in columns if len(fields) == len(names) else ():
             value = fields[column]
-            confidence = _judged(value) if value != "\\N" else None
+            confidence = _judged(value, names[column]) if value != "\\N" else None
             if confidence is not None:
                 at = sum(len(field) + 1 for field in fields[:column])
                 yield Candidate("sql-credentials", index, at, value, confidence, value)
