@@ -26,6 +26,7 @@ from secmgr.scanner.history import (
     scan_log,
 )
 from secmgr.scanner.prefilter import Literals
+from secmgr.scanner.report import scan_directory
 from secmgr.scanner.rules import default_rules, parse
 
 from .test_fetch import commit, git
@@ -232,7 +233,7 @@ def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> Non
             text = process.stdout.read()  # type: ignore[union-attr]
         for head in _diff_heads(text):
             segment = text[head + 1 : _diff_end(text, head + 1)]
-            expected = [line for _, _, added, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
+            expected = [line for _, _, added, _, _ in file_diffs(enumerate(segment.split(b"\n"), 1)) for line in added]
             assert added_lines(segment) == expected, segment[:300]
             compared += bool(expected)
     assert compared >= 7
@@ -306,3 +307,40 @@ def test_paths_that_git_quotes_or_marks_are_read_as_the_files_are_named(tmp_path
     commit(repo, {name: f"token: {TOKEN_A}\n" for name in names}, "names")
     for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
         assert sorted(f["file"] for f in findings_of(repo, detector)) == sorted(names)
+
+
+def test_utf16_files_git_shows_as_binary_are_read_as_directory_mode_reads_them(tmp_path: Path, monkeypatch) -> None:
+    """regedit's exports, .rdp files and Task Scheduler's XML are UTF-16: git shows their diffs only as "Binary files
+    … differ". History reads their blobs, and reports in each commit the lines it added, as directory mode reads
+    the files; a binary file whose blob is not UTF-16 gives nothing."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    first = 'Windows Registry Editor Version 5.00\r\n\r\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Kiosk]\r\n"Mode"="1"\r\n'
+    second = first + f'"GitHubToken"="{TOKEN_A}"\r\n'
+    task = f"<Task>\r\n  <Arguments>-Token {TOKEN_B}</Arguments>\r\n</Task>\r\n"
+    (repo / "kiosk autologon.reg").write_bytes(first.encode("utf-16"))
+    (repo / "tools").mkdir()
+    (repo / "tools" / "state.dat").write_bytes(b"\xff\xfe" + f"GH={TOKEN_A}".encode("utf-16-le"))
+    (repo / "tools" / "plain.dat").write_bytes(b"\x00\x01" + f"GH={TOKEN_A}".encode())  # binary, not UTF-16
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    (repo / "kiosk autologon.reg").write_bytes(second.encode("utf-16"))
+    (repo / "tools" / "state.dat").write_bytes(b"\xff\xfe" + f"GH={TOKEN_B}".encode("utf-16-le"))
+    (repo / "Sync Task.xml").write_bytes(b"\xfe\xff" + task.encode("utf-16-be"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "second")
+    directory = sorted((f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules())))
+    assert directory == [
+        ("Sync Task.xml", 2, TOKEN_B), ("kiosk autologon.reg", 5, TOKEN_A), ("tools/state.dat", 1, TOKEN_B),
+    ]  # fmt: skip
+    in_history = [("first", "tools/state.dat", 1, TOKEN_A), *(("second", *found) for found in directory)]
+    for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
+        found = sorted((f["message"], f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector))
+        assert found == in_history
+    only_git = tmp_path / "bin"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "git")
+    monkeypatch.setenv("PATH", str(only_git))  # no grep: every line of the log is read in Python
+    pure = findings_of(repo, Detector(default_rules(), accelerate=False))
+    assert sorted((f["message"], f["file"], f["start_line"], f["secret"]) for f in pure) == in_history

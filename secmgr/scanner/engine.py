@@ -750,3 +750,16 @@ def _branches(node: dict[str, dict]) -> str:
         return ""
     body = branches[0] if len(branches) == 1 and "" not in node else "(?:" + "|".join(branches) + ")"
     return body + ("?" if "" in node else "")
+
+
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16's byte-order marks, little- and big-endian
+
+
+def text_of(data: bytes) -> str | None:
+    """A file's text: UTF-16 after its byte-order mark (as Windows writes .reg exports, .rdp files, scheduled tasks,
+    PowerShell's Out-File), else UTF-8 (its mark dropped); None for a binary file (a NUL early on)."""
+    if data.startswith(UTF16_MARKS):
+        return data.decode("utf-16", "replace")
+    if b"\x00" in data[:8000]:
+        return None
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")

@@ -9,6 +9,7 @@ then its added lines, so an added line's place follows from its number in the lo
 from __future__ import annotations
 
 import bisect
+import difflib
 import fcntl
 import itertools
 import os
@@ -25,13 +26,14 @@ from typing import IO
 from ..findings import SecretFinding
 from ..timeutil import parse_date
 from . import decode, prefilter
-from .engine import Detector, LineMarking, Match, skipped_path
+from .engine import UTF16_MARKS, Detector, LineMarking, Match, skipped_path, text_of
 
 HEADER = "\x1ecommit\x1e"
 FORMAT = "%x1ecommit%x1e%H%x00%an%x00%ae%x00%aI%x00%S%x00%s"  # git writes HEADER, then the fields
 NO_NEWLINE = "\\ No newline at end of file"
-STRUCTURE = (HEADER, "diff --git ", "+++ ", "@@ ", NO_NEWLINE)
-_HEADER, _NO_NEWLINE = HEADER.encode(), NO_NEWLINE.encode()
+BINARY = "Binary files "
+STRUCTURE = (HEADER, "diff --git ", "+++ ", "@@ ", NO_NEWLINE, BINARY)
+_HEADER, _NO_NEWLINE, _BINARY = HEADER.encode(), NO_NEWLINE.encode(), BINARY.encode()
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux
 
 
@@ -74,18 +76,33 @@ def scan_log(
     exclude: Iterable[str] = (),
 ) -> Iterator[SecretFinding]:
     """Findings in the history of `repo`; raises GitLogError at the end if git or grep failed."""
+    binary = BinaryDiffs(repo)
+    try:
+        yield from _scan_log(repo, detector, ignored, revisions, exclude, binary)
+    finally:
+        binary.close()
+
+
+def _scan_log(
+    repo: Path,
+    detector: Detector,
+    ignored: frozenset[str],
+    revisions: Iterable[str],
+    exclude: Iterable[str],
+    binary: BinaryDiffs,
+) -> Iterator[SecretFinding]:
     git = git_log(repo, revisions, exclude)
     assert git.stdout is not None
     if detector.accelerated and not detector.every_line:  # Hyperscan picks the lines grep would keep
         try:
-            yield from _accelerated_findings(git.stdout, detector, ignored)
+            yield from _accelerated_findings(git.stdout, detector, ignored, binary)
         finally:
             _finish(git)
         return
     grep = shutil.which("grep")
     if grep is None:  # no grep: Python reads every line
         try:
-            yield from findings(enumerate(git.stdout, start=1), detector, ignored)
+            yield from findings(enumerate(git.stdout, start=1), detector, ignored, binary_diff=binary)
         finally:
             _finish(git)
         return
@@ -100,7 +117,7 @@ def scan_log(
     git.stdout.close()
     assert filtered.stdout is not None
     try:
-        yield from findings(_numbered(filtered.stdout), detector, ignored, whole_file_diff(repo))
+        yield from findings(_numbered(filtered.stdout), detector, ignored, whole_file_diff(repo), binary)
     finally:
         _finish(git, filtered)
     if filtered.returncode > 1:
@@ -166,7 +183,9 @@ def _commit_blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[bytes]:
         yield text
 
 
-def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozenset[str]) -> Iterator[SecretFinding]:
+def _accelerated_findings(
+    stream: IO[bytes], detector: Detector, ignored: frozenset[str], binary_diff: BinaryDiffs | None = None
+) -> Iterator[SecretFinding]:
     """The grep path's findings without grep: of the lines holding a keyword, an encoded keyword or a piece of the
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
     from the log in hand."""
@@ -205,7 +224,7 @@ def _accelerated_findings(stream: IO[bytes], detector: Detector, ignored: frozen
                 return []
             return added_lines(block[start : _diff_end(block, start)])
 
-        yield from findings(numbered, detector, ignored, whole_diff)
+        yield from findings(numbered, detector, ignored, whole_diff, binary_diff)
 
 
 def _diff_end(block: bytes, start: int) -> int:
@@ -315,14 +334,14 @@ def _path(line: bytes) -> str:
 
 def file_diffs(
     numbered: Iterable[tuple[int, bytes]],
-) -> Iterator[tuple[Commit, str, list[tuple[int, bytes]], int]]:
+) -> Iterator[tuple[Commit, str, list[tuple[int, bytes]], int, bool]]:
     """Each file diff of a `git log -p -U0` in FORMAT as (commit, path, its added lines with their line numbers,
-    the number of its `diff --git` line in the log).
+    the number of its `diff --git` line in the log, whether git found the file binary and showed no lines).
 
     Input is (line number in the log, line); lines that neither structure the log nor hold a keyword may be
     left out.
     """
-    commit, path, in_hunk = Commit(), "", False
+    commit, path, in_hunk, binary = Commit(), "", False, False
     added: list[tuple[int, bytes]] = []
     hunk_at = first = removed = notes = diff_at = 0
     for number, line in numbered:
@@ -339,14 +358,23 @@ def file_diffs(
             first = int(new[1:].partition(b",")[0])
         elif line.startswith(_NO_NEWLINE):
             notes += 1
+        elif line.startswith(_BINARY) and not in_hunk:
+            path, binary = _binary_path(line), True
         elif line.startswith(_HEADER) or line.startswith(b"diff --git "):
             if path:
-                yield commit, path, added, diff_at
-            added, path, in_hunk, diff_at = [], "", False, number
+                yield commit, path, added, diff_at, binary
+            added, path, in_hunk, diff_at, binary = [], "", False, number, False
             if line.startswith(_HEADER):
                 commit = _commit(line)
     if path:
-        yield commit, path, added, diff_at
+        yield commit, path, added, diff_at, binary
+
+
+def _binary_path(line: bytes) -> str:
+    """The new path of a `Binary files a/x and b/x differ` line; empty when the file was deleted."""
+    target = line.rstrip(b"\n").removesuffix(b" differ")
+    at = max(target.rfind(b" and b/"), target.rfind(b' and "b/'))
+    return _path(b"+++ " + target[at + 5 :]) if at >= 0 else ""
 
 
 def added_lines(segment: bytes) -> list[tuple[int, bytes]]:
@@ -367,7 +395,7 @@ def added_lines(segment: bytes) -> list[tuple[int, bytes]]:
         start += start < len(lines) and lines[start].startswith(_NO_NEWLINE)
         hunk = lines[start : start + int(count or 1)]
         if not all(line.startswith(b"+") for line in hunk) or len(hunk) != int(count or 1):
-            return [line for _, _, added, _ in file_diffs(enumerate(lines, 1)) for line in added]  # not as expected
+            return [line for _, _, added, _, _ in file_diffs(enumerate(lines, 1)) for line in added]  # not as expected
         found += enumerate((line[1:] for line in hunk), int(first))
         at = start + len(hunk)
         while at < len(lines) and not lines[at].startswith(b"@@ "):
@@ -380,15 +408,20 @@ def findings(
     detector: Detector,
     ignored: frozenset[str] = frozenset(),
     whole_diff: Callable[[str, str, int], list[tuple[int, bytes]]] | None = None,
+    binary_diff: Callable[[str, str], list[tuple[int, bytes]]] | None = None,
 ) -> Iterator[SecretFinding]:
     """Findings in the added lines of a `git log -p` in FORMAT, given as (line number in the log, line).
 
     When lines were left out and a file diff holds a keyword of a rule that needs the whole text (a private key's
-    body), `whole_diff(commit, path, number of its diff line)` gives all of its added lines. `ignored`
+    body), `whole_diff(commit, path, number of its diff line)` gives all of its added lines. A file git showed as
+    binary gets its added lines from `binary_diff(commit, path)` (BinaryDiffs). `ignored`
     fingerprints are skipped.
     """
-    for commit, path, added, first in file_diffs(numbered):
-        if whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
+    for commit, path, added, first, binary in file_diffs(numbered):
+        if binary:
+            if binary_diff is not None and not skipped_path(path):
+                added = binary_diff(commit.sha, path)
+        elif whole_diff is not None and detector.needs_whole_text(path, (text for _, text in added)):
             added = whole_diff(commit.sha, path, first) or added
         elif whole_diff is not None and detector.looks_for_a_header(path):
             whole = whole_diff(commit.sha, path, first)  # (a table's or a message's header may be left out)
@@ -433,6 +466,51 @@ def finding(match: Match, path: str, line: str, line_number: int, commit: Commit
     )  # fmt: skip
 
 
+class BinaryDiffs:
+    """The lines a commit added to a file git shows as binary ("Binary files … differ"), when the file is UTF-16
+    text with a byte-order mark (regedit's .reg exports, .rdp files, Task Scheduler's XML, PowerShell's Out-File):
+    its blob and its parent's, read through one `git cat-file --batch`, decoded as directory mode decodes a file
+    (text_of) and compared. Any other binary file gives none."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._cat: subprocess.Popen[bytes] | None = None
+
+    def __call__(self, sha: str, path: str) -> list[tuple[int, bytes]]:
+        new = self._blob(f"{sha}:{path}")
+        if new is None or not new.startswith(UTF16_MARKS):
+            return []
+        old = self._blob(f"{sha}^:{path}")
+        before = (text_of(old) or "").split("\n") if old is not None else []
+        after = (text_of(new) or "").split("\n")
+        opcodes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+        spans = (range(j1, j2) for tag, _, _, j1, j2 in opcodes if tag in ("insert", "replace"))
+        return [(at + 1, after[at].encode()) for span in spans for at in span]
+
+    def _blob(self, name: str) -> bytes | None:
+        if "\n" in name:
+            return None  # (the batch reads a name a line)
+        if self._cat is None:
+            self._cat = subprocess.Popen(["git", "-C", str(self.repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+        assert self._cat.stdin is not None and self._cat.stdout is not None
+        self._cat.stdin.write(name.encode() + b"\n")
+        self._cat.stdin.flush()
+        answer = self._cat.stdout.readline().split()
+        if len(answer) != 3 or not answer[2].isdigit():
+            return None  # `<name> missing` (no parent, or not there in it)
+        data = self._cat.stdout.read(int(answer[2]) + 1)[:-1]
+        return data if answer[1] == b"blob" else None
+
+    def close(self) -> None:
+        if self._cat is not None:
+            for pipe in (self._cat.stdin, self._cat.stdout):
+                if pipe is not None:
+                    pipe.close()
+            self._cat.wait()
+            self._cat = None
+
+
 def whole_file_diff(repo: Path) -> Callable[[str, str, int], list[tuple[int, bytes]]]:
     """A reader of every added line of one file in one commit, for rules that need more than keyword lines."""
 
@@ -445,7 +523,7 @@ def whole_file_diff(repo: Path) -> Callable[[str, str, int], list[tuple[int, byt
         if shown.returncode != 0:
             return []
         numbered = enumerate(shown.stdout.splitlines(keepends=True), start=1)
-        return [line for _, found_path, added, _ in file_diffs(numbered) if found_path == path for line in added]
+        return [line for _, found_path, added, _, _ in file_diffs(numbered) if found_path == path for line in added]
 
     return read
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..findings import SecretFinding
 from . import history
-from .engine import Detector, skipped_path
+from .engine import Detector, skipped_path, text_of
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
 # Of a repository nested in the tree (a working copy copied in), the files that hold its remotes and their
@@ -32,16 +32,6 @@ def _files(root: Path) -> Iterator[Path]:
         yield from (config for config in configs if config.is_file() and not config.is_symlink())
         for name in sorted(files):
             yield Path(directory) / name
-
-
-def text_of(data: bytes) -> str | None:
-    """A file's text: UTF-16 after its byte-order mark (as Windows writes .reg exports, .rdp files, scheduled tasks,
-    PowerShell's Out-File), else UTF-8 (its mark dropped); None for a binary file (a NUL early on)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", "replace")
-    if b"\x00" in data[:8000]:
-        return None
-    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
 
 
 def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
