@@ -27,7 +27,12 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".eml", ".mht", ".mhtml")
 HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
 HTML_TAG = re.compile(r"<[^>]*>")
-TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")  # a Markdown table's |---|---|
+TABLE_RULE = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*")  # a Markdown table's |---|:--|
+# Wiki markup's tables, rows one per line: AsciiDoc's (`|===`, then `|Host |User |Password`), MediaWiki's (`! Host !!
+# Password`, rows `| db1 || Hq4!vLz8`), DokuWiki's (`^ Host ^ Password ^`, rows `| db1 | Hq4!vLz8 |`).
+ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
+WIKI_SUFFIXES = (".wiki", ".mediawiki", ".txt")
+WIKI_MARKUP = re.compile(r"</?(?:code|nowiki|tt|kbd|pre)>|^''|''$|^%%|%%$")  # around a cell's value
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`,
 # LAPS' `ms-Mcs-AdmPwd`.
 # In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
@@ -135,6 +140,21 @@ READS_BELOW["csv-credentials"] = (
         re.compile(rb"<th\b[^>]*>[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*</th"),
         lambda path: path.lower().endswith(HTML_SUFFIXES),
     ),
+    (
+        b"|",
+        re.compile(rb"^\|(?:[^|\n]*\|)*[ \t`*]*" + SECRET_COLUMN.encode() + rb"[ \t`*]*(?:\||$)", re.MULTILINE),
+        lambda path: path.lower().endswith(ASCIIDOC_SUFFIXES),
+    ),  # fmt: skip
+    (
+        b"!!",
+        re.compile(rb"^[ \t]*!(?:[^\n]*!!)?[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*(?:!!|$)", re.MULTILINE),
+        lambda path: path.lower().endswith(WIKI_SUFFIXES),
+    ),  # fmt: skip
+    (
+        b"^",
+        re.compile(rb"^[ \t]*\^(?:[^\n]*\^)?[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*\^", re.MULTILINE),
+        lambda path: path.lower().endswith(WIKI_SUFFIXES),
+    ),  # fmt: skip
     (  # a cell labelling the one beside it (phpinfo()'s `$_ENV['DB_PASSWORD']`)
         b"<td",
         re.compile(rb"<td\b[^>]*>[ \t]*(?:\$_[a-z]+\[['\"]?)?" + SECRET_COLUMN.encode() + rb"['\"]?\]?[ \t]*</td"),
@@ -173,6 +193,65 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 yield from _column_values(lines, header, range(header + 2, end), _cells)
     elif path.lower().endswith(HTML_SUFFIXES):
         yield from _html_tables(lines)
+    elif path.lower().endswith(ASCIIDOC_SUFFIXES):
+        yield from _asciidoc_tables(lines)
+    elif path.lower().endswith(WIKI_SUFFIXES):
+        yield from _wiki_tables(lines)
+
+
+def _wiki_cell(cell: str) -> str:
+    """A cell's value without the markup around it: `code`, *bold*, <code>…</code>, ''monospace''."""
+    cell = cell.strip()
+    while len(cell) > 2 and cell[0] == cell[-1] and cell[0] in "`*":
+        cell = cell[1:-1]
+    return WIKI_MARKUP.sub("", cell).strip()
+
+
+def _asciidoc_cells(line: str) -> list[str]:
+    return [_wiki_cell(cell) for cell in line.strip().split("|")[1:]]
+
+
+def _asciidoc_tables(lines: Sequence[str]) -> Iterator[Candidate]:
+    """An AsciiDoc table's columns, its first row the header, between `|===` lines."""
+    index = 0
+    while index < len(lines):
+        if lines[index].strip() != "|===":
+            index += 1
+            continue
+        header = index + 1
+        while header < len(lines) and not lines[header].strip():
+            header += 1
+        end = header + 1
+        while end < len(lines) and lines[end].strip() != "|===" and end - header < CSV_ROWS:
+            end += 1
+        if header < len(lines) and lines[header].lstrip().startswith("|"):
+            rows = [row for row in range(header + 1, end) if lines[row].lstrip().startswith("|")]
+            yield from _column_values(lines, header, rows, _asciidoc_cells)
+        index = end + 1
+
+
+def _mediawiki_cells(line: str) -> list[str]:
+    return [_wiki_cell(cell) for cell in re.split(r"!!|\|\|", line.strip()[1:])]
+
+
+def _dokuwiki_cells(line: str) -> list[str]:
+    return [_wiki_cell(cell) for cell in re.split(r"[\^|]", line.strip().strip("^|"))]
+
+
+def _wiki_tables(lines: Sequence[str]) -> Iterator[Candidate]:
+    """MediaWiki's tables (a `!` header row, `|` rows between `|-`) and DokuWiki's (a `^` header row, `|` rows)."""
+    header: int | None = None
+    cells: Callable[[str], list[str]] = _mediawiki_cells
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("!") and "!!" in stripped:
+            header, cells = index, _mediawiki_cells
+        elif stripped.startswith("^") and stripped.endswith(("^", "|")):
+            header, cells = index, _dokuwiki_cells
+        elif not stripped or stripped.startswith(("|}", "{|")):
+            header = None if not stripped and cells is _dokuwiki_cells or stripped.startswith("|}") else header
+        elif header is not None and stripped.startswith("|") and not stripped.startswith("|-"):
+            yield from _column_values(lines, header, [index], cells)
 
 
 def _html_cells(line: str) -> list[str]:
