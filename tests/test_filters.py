@@ -641,3 +641,29 @@ def test_a_file_windows_wrote_in_utf16_is_read_as_text(tmp_path: Path) -> None:
     (tmp_path / "binary.bin").write_bytes(b"\x00\x01" + export.encode("utf-16-le"))  # no mark: not text
     found = scan_directory(tmp_path, DETECTOR)
     assert [(f.file, f.secret, f.start_line) for f in found] == [("autologon.reg", "Admin96!Kq", 5)]
+
+
+REGISTRY_TEMPLATE = "eyJyZWdpc3RyeSI6ICJnaGNyLmlvIiwgInVzZXJuYW1lIjogIiR7UkVHSVNUUllfVVNFUn0ifQ=="  # ${REGISTRY_USER}
+KMS_BLOB = "AQICAHhZq3Lx8Vt2Kp9Rw4Nm7Bc1Fd6Hs0Jy5Gu3Ea8Ti2Ok4Pl7Mn1Qr9Sv6Wx2Yz5Ab8Cd0Ef3Gh6Ij9Kl2Mn5Op8Qr1St4Uv7Wx0Yz3"
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a template, percent-encoded or as base64 of text, is a stand-in however it is encoded
+        ("pip.conf.example", "index-url = https://%3Cuser%3E:%3Capi-key%3E@pypi.corp.example/simple", False),
+        ("pip.conf", "index-url = https://ci:Kq8%24vLm2Zx7@pypi.corp.example/simple", True),
+        ("values.yaml", f'authTemplateB64: "{REGISTRY_TEMPLATE}"', False),
+        # a random password may hold `${` by chance: only a whole slot's name is a template
+        ("compose.yml", 'MONGO_URL: "mongodb+srv://cat:%294%2AJ%24%7BNa%23Sa%24DmX9@cluster0.example.net/cat"', True),
+        # an AWS KMS ciphertext blob opens only with the key in KMS
+        ("config.enc.json", f'  "wrapped_data_key": "{KMS_BLOB}",', False),
+        # JSON's \u escapes are read as the text they show: a translated label, not a value
+        ("fr.json", '    "forgot_password": "Mot de passe oubli\\u00e9\\u00a0?",', False),
+        # an unquoted config password may hold a comma; a list of words after a name is not one
+        ("virtual_maps.cf", "password = Lq7,Tz!r9Mw#pK2e", True),
+        ("smtp.cf", "password_lookup = ldap,sql,files", False),
+    ],
+)
+def test_encoded_templates_ciphertexts_escapes_and_commas(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

@@ -9,6 +9,7 @@ looks like.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import html
@@ -126,6 +127,7 @@ ENCRYPTED = re.compile(
     r"|^AgB[A-Za-z0-9+/]{300,}={0,2}$|^-----BEGIN (?:ENCRYPTED|PGP) MESSAGE"
     r"|^AQAAANCMnd8BFdERjHoAwE/Cl\+sBAAAA"  # Windows DPAPI's blob (NuGet's, PowerShell's ConvertFrom-SecureString)
     r"|^gAAAAA[A-Za-z0-9_-]{70,}={0,2}$"  # a Fernet token (version 0x80, then a timestamp): Airflow's, Django's
+    r"|^AQ[EI]CAH[A-Za-z0-9+/]{60,}={0,2}$"  # an AWS KMS ciphertext blob (Encrypt's CiphertextBlob, a data key)
     r"|^v1:[A-Za-z0-9+/]{8,}={0,2}:v1:"  # Pulumi's secrets provider's salt and ciphertext
     r"|^(?:51:b:)?(?i:01000000d08c9ddf0115d1118c7a00c04fc297eb)"  # a DPAPI blob in hex (.rdp, .reg, WLAN profiles)
     r"|^\[enc:\w+:"  # IIS's applicationHost.config: [enc:AesProvider:…:enc]
@@ -202,6 +204,25 @@ def _unescaped(value: str) -> str:
 EMBEDDED_FILE = re.compile(r"iVBORw0KGgo|/9j/[4-7]|R0lGOD[lh]|UklGR|JVBERi0|d09GR|d09GMg|UEsDB")
 
 
+BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}")
+# A slot's name in a template, whole: ${NAME}, {{ name }}, <name> (a random value may hold `${` by chance).
+NAMED_TEMPLATE = re.compile(r"\$\{[A-Za-z_][\w.:\-]*\}|\{\{[^{}\n]{1,60}\}\}|<[A-Za-z][\w .\-]{0,40}>")
+
+
+def _encodes_a_template(value: str) -> bool:
+    """A template written percent-encoded (`%3Capi-key%3E`) or as base64 of text (`eyJ1c2VyIjogIiR7VVNFUn0ifQ==`,
+    base64 of `{"user": "${USER}"}`): a stand-in however it is encoded."""
+    if "%" in value and NAMED_TEMPLATE.search(unquote(value)):
+        return True
+    if len(value) > 4096 or not BASE64_TEXT.fullmatch(value):
+        return False
+    try:
+        text = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return text.isprintable() and NAMED_TEMPLATE.search(text) is not None
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
     return placeholder_signal(value) == "placeholder"
@@ -217,7 +238,7 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if NAMED_PASSWORD.fullmatch(lowered):
         return "placeholder"  # sqlpassword, randompassword: words saying what goes there
-    if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value):
+    if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _encodes_a_template(value):
         return "placeholder"
     if len(value) >= 64 and EMBEDDED_FILE.match(value):
         return "placeholder"  # an image, a font or a document inlined as base64
@@ -362,6 +383,8 @@ def slot_signal(value: str) -> str | None:
     if signal != "placeholder":
         return signal
     if lowered in PUBLISHED_EXAMPLES or is_encrypted(stripped) or TEMPLATE.search(stripped):
+        return "placeholder"
+    if _encodes_a_template(stripped):
         return "placeholder"
     if INTERPOLATED.fullmatch(stripped) or _counting_uuid(stripped):
         return "placeholder"

@@ -125,6 +125,14 @@ def base64_credentials(secret: str) -> str | None:
     return "high" if decoded_credentials(secret) is not None else None
 
 
+@validator("registry-auth")
+def registry_auth(secret: str) -> str | None:
+    """A Docker config's `auth`: base64 of `user:password`, judged by the password as a password's slot is (base64 of
+    `<username>:<token>` is a template); what does not decode so is judged as a provider's value."""
+    decoded = decoded_credentials(secret)
+    return password_slot(decoded[1]) if decoded is not None else provider_value(secret)
+
+
 @validator("sasl-plain")
 def sasl_plain(secret: str) -> str | None:
     """SASL PLAIN's base64 (SMTP, IMAP, XMPP `AUTH PLAIN`): `authzid NUL authcid NUL passwd`, judged by its

@@ -584,8 +584,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
     value = value.strip("\"'`")
-    if UNICODE_ESCAPES.fullmatch(value):  # \u00b7\u00b7…: judged as the text it shows (········, a mask)
-        value = value.encode("ascii").decode("unicode_escape")
+    if UNICODE_ESCAPES.search(value):  # \u00b7\u00b7…, oubli\u00e9: judged as the text it shows (a mask, a word)
+        value = UNICODE_ESCAPES.sub(lambda e: e.group().encode("ascii").decode("unicode_escape"), value)
     if quoted and (
         re.search(r"^[+,.]\s|\s[+.]$|,$", value) or value.endswith("(") and filters.strength(value) != "high"
     ):
