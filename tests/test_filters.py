@@ -663,6 +663,12 @@ KMS_BLOB = "AQICAHhZq3Lx8Vt2Kp9Rw4Nm7Bc1Fd6Hs0Jy5Gu3Ea8Ti2Ok4Pl7Mn1Qr9Sv6Wx2Yz5A
         # an unquoted config password may hold a comma; a list of words after a name is not one
         ("virtual_maps.cf", "password = Lq7,Tz!r9Mw#pK2e", True),
         ("smtp.cf", "password_lookup = ldap,sql,files", False),
+        # words in Han, kana or Hangul, with no Latin letter or digit, are a label or a prompt; a {name} in any script
+        # is a template's slot
+        ("config.template.ini", "密码：（留空表示无密码）", False),
+        (".env.example", "MYSQL_PASSWORD=请填写数据库密码", False),
+        (".env", "MYSQL_PASSWORD=数据库Kq8vLm2Zx7", True),
+        ("DB.cs", 'var cs = $"Server=db;Uid=app;Pwd={비밀번호};";', False),
     ],
 )
 def test_encoded_templates_ciphertexts_escapes_and_commas(path: str, text: str, found: bool) -> None:

@@ -22,9 +22,10 @@ from .rules import shannon_entropy
 TEMPLATE = re.compile(
     r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]+|[a-z_][a-z0-9_.]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|(?<![A-Za-z0-9])@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@(?![A-Za-z0-9])"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
+    r"""|^\{[^\W\d_][\w.-]{0,59}\}$"""  # {비밀번호}: a slot named in any script
     r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
-    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[A-Za-z][A-Za-z0-9_ .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
@@ -223,6 +224,15 @@ def _encodes_a_template(value: str) -> bool:
     return text.isprintable() and NAMED_TEMPLATE.search(text) is not None
 
 
+# Han, kana and Hangul: a value written in them, without a Latin letter or a digit, is words (a label, a note, a
+# prompt such as 请填写数据库密码, "fill in the database password"), not a generated secret.
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def cjk_words(value: str) -> bool:
+    return len(CJK.findall(value)) >= 2 and not re.search(r"[A-Za-z0-9]", value)
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
     return placeholder_signal(value) == "placeholder"
@@ -236,8 +246,8 @@ def placeholder_signal(value: str) -> str | None:
     lowered = value.lower()
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
         return "placeholder"
-    if NAMED_PASSWORD.fullmatch(lowered):
-        return "placeholder"  # sqlpassword, randompassword: words saying what goes there
+    if NAMED_PASSWORD.fullmatch(lowered) or cjk_words(value):
+        return "placeholder"  # sqlpassword, randompassword, 请填写密码: words saying what goes there
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _encodes_a_template(value):
         return "placeholder"
     if len(value) >= 64 and EMBEDDED_FILE.match(value):
@@ -377,7 +387,7 @@ def slot_signal(value: str) -> str | None:
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
         return "placeholder"
-    if NAMED_SLOT.fullmatch(stripped) or SOME_SLOT.fullmatch(lowered):
+    if NAMED_SLOT.fullmatch(stripped) or SOME_SLOT.fullmatch(lowered) or cjk_words(stripped):
         return "placeholder"
     signal = placeholder_signal(value)
     if signal != "placeholder":

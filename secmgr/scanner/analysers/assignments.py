@@ -24,12 +24,12 @@ from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 PASSWORD_ABROAD = (
     "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
-    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena",
+    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
 )  # fmt: skip
 # Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
-_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES)))
+_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES), "mat_khau"))
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     f"{_ABROAD}|"
@@ -52,7 +52,8 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES,
+    "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
+    "mat_khau",  # (mật khẩu, as code spells it)
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 # A search-only API key (Algolia's, Typesense's; Algolia's search key) is public by design: it only queries, and
