@@ -44,7 +44,8 @@ SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
     ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".jar", ".war", ".class", ".so", ".dll", ".dylib",
     ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.js", ".min.css",
-    ".map",
+    ".map", ".wav", ".au", ".aif", ".aiff", ".aifc", ".flac", ".ogg", ".m4a", ".pbm", ".pgm", ".ppm", ".ras", ".sgi",
+    ".exr", ".psd", ".tar", ".whl", ".egg", ".pkl", ".pck", ".npy", ".npz",
 )  # fmt: skip
 LOCK_FILES = frozenset(
     {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "pipfile.lock",
