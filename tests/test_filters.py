@@ -669,6 +669,10 @@ KMS_BLOB = "AQICAHhZq3Lx8Vt2Kp9Rw4Nm7Bc1Fd6Hs0Jy5Gu3Ea8Ti2Ok4Pl7Mn1Qr9Sv6Wx2Yz5A
         (".env.example", "MYSQL_PASSWORD=请填写数据库密码", False),
         (".env", "MYSQL_PASSWORD=数据库Kq8vLm2Zx7", True),
         ("DB.cs", 'var cs = $"Server=db;Uid=app;Pwd={비밀번호};";', False),
+        # keys published for tests: reCAPTCHA's test secret, the first development account of Hardhat and Anvil
+        (".env.test", "RECAPTCHA_SECRET=6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe", False),
+        (".env", "DEPLOYER_PRIVATE_KEY=0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", False),
+        (".env", "DEPLOYER_PRIVATE_KEY=0x5c8a1e07d3b9f42a6e1c0d8b7f3a92e4c6d05b1a8f7e3c29d4b6a0e1f8c7d3b2", True),
     ],
 )
 def test_encoded_templates_ciphertexts_escapes_and_commas(path: str, text: str, found: bool) -> None:

@@ -79,6 +79,10 @@ PUBLISHED_EXAMPLES = frozenset(
         # OpenSSL's FIPS module integrity key (FIPS_KEY_STRING), the same in every build of it
         "f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813",
         "4ec39hqlyjwdarjtt1zdp7dc",  # the test key of Stripe's API reference (sk_test_ and this body)
+        "6leixactaaaaagg-vfi1tnrwxmznfuojj4wifjwe",  # reCAPTCHA's test secret key, which Google publishes for tests
+        # the first development account of Hardhat and Anvil (its private key), printed by every local node
+        "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
         "bqokikjovbii2hlwgh4olfq2",  # the test key of Stripe's older documentation
         # OAuth 2.0's RFC 6749: its access and refresh tokens, code, client secret and Basic credentials
         "2yotnfzfejr1zcsicmwpaa",
