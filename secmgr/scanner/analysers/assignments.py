@@ -38,7 +38,8 @@ STRONG = re.compile(
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
     r"|requirepass|masterauth|authtok(?!en)"
     # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
-    r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store)pass\b",
+    r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store|auth"
+    r"|crypto|priv|enable)pass\b",  # (authpass, cryptopass, privpass: SNMPv3's)
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
