@@ -188,6 +188,18 @@ def password_slot(secret: str) -> str | None:
     return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"
 
 
+@validator("typed-password")
+def typed_password(secret: str) -> str | None:
+    """A password in running text, with no name before it (`admin / Kq8#vLm2Zx`): kept only when it looks made by a
+    generator or a person who mixes every kind of character (upper and lower case, digits and symbols, ten or more),
+    as prose's `and / or` and a path's parts never do; what stands in is dropped."""
+    if len(secret) < 10 or filters.character_classes(secret) < 4 or filters.slot_signal(secret) is not None:
+        return None
+    if filters.wordy(secret) or re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret):
+        return None  # Perl6::Export::Attrs, os.path.join: names, not a password
+    return "medium"
+
+
 @validator("provider-value")
 def provider_value(secret: str) -> str | None:
     """A value of a provider's own shape (its prefix, or its length and alphabet next to its name): dropped when it
