@@ -344,3 +344,20 @@ def test_utf16_files_git_shows_as_binary_are_read_as_directory_mode_reads_them(t
     monkeypatch.setenv("PATH", str(only_git))  # no grep: every line of the log is read in Python
     pure = findings_of(repo, Detector(default_rules(), accelerate=False))
     assert sorted((f["message"], f["file"], f["start_line"], f["secret"]) for f in pure) == in_history
+
+
+def test_keywords_in_other_letters_are_found_in_any_case_in_history(tmp_path: Path) -> None:
+    """Bytes ignore the case of ASCII letters only: a keyword written in other letters (şifre, пароль) must be found
+    in history as capitalised or upper-cased as directory mode finds it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files = {
+        "appsettings.json": '{\n  "Yonetici": {\n    "Şifre": "zw3#u9x$bsX"\n  }\n}\n',
+        "db.env": "ПАРОЛЬ=Vq7#kLz2Rm9\n",
+    }
+    commit(repo, files, "localised")
+    directory = sorted((f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules())))
+    assert directory == [("appsettings.json", 3, "zw3#u9x$bsX"), ("db.env", 1, "Vq7#kLz2Rm9")]
+    for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
+        assert sorted((f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)) == directory

@@ -101,6 +101,11 @@ class Detector:
             if rule.analyser:
                 self.analysers.setdefault(rule.analyser, (registry[rule.analyser], {}))[1][rule.id] = rule
         self.keywords = sorted({k for rule in self.rules for k in rule.keywords})
+        # Bytes ignore the case of ASCII letters only (grep -i under LC_ALL=C, Hyperscan's caseless literals): the
+        # keywords as history looks for them add the other cases of those written in other letters (Şifre, ПАРОЛЬ).
+        self.cased_keywords = sorted(
+            {*self.keywords, *(form for k in self.keywords if not k.isascii() for form in (k.upper(), k.capitalize()))}
+        )
         self._path_rules = [r.path for r in self.rules if not r.keywords and r.path is not None]
         # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
         # history re-reads a whole file diff when one of its lines holds one of these.
