@@ -673,6 +673,10 @@ KMS_BLOB = "AQICAHhZq3Lx8Vt2Kp9Rw4Nm7Bc1Fd6Hs0Jy5Gu3Ea8Ti2Ok4Pl7Mn1Qr9Sv6Wx2Yz5A
         (".env.test", "RECAPTCHA_SECRET=6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe", False),
         (".env", "DEPLOYER_PRIVATE_KEY=0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", False),
         (".env", "DEPLOYER_PRIVATE_KEY=0x5c8a1e07d3b9f42a6e1c0d8b7f3a92e4c6d05b1a8f7e3c29d4b6a0e1f8c7d3b2", True),
+        # a namespaced XML element's text; a list of one value below a secret's name, but not a file's path
+        ("Ledger-soapui-project.xml", "  <con:password>Tq6#vLm9!Rz2Wp</con:password>", True),
+        ("expectation.json", '"X-Api-Key": [\n  "f3a9c07d12e84b65a0d9c3e71b2f4a86"\n]', True),
+        ("build-manifest.json", '"/reset-password": [\n  "static/chunks/pages/reset-aedd3fc43ddeb0cd.js"\n]', False),
     ],
 )
 def test_encoded_templates_ciphertexts_escapes_and_commas(path: str, text: str, found: bool) -> None:

@@ -550,12 +550,17 @@ _WORD = re.compile(r"[a-z]{3,}")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+FILE_PATH = re.compile(
+    r"[\w.\-]+(?:/[\w.\-]+)*\.(?:py|js|mjs|ts|css|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)"
+)
+
+
 def prose(value: str) -> bool:
     """A sentence, a path or a file name: text that explains or points, never a secret itself."""
     if len(value.split()) >= 3:
         return True
-    if re.fullmatch(r"[\w.\-]+\.(?:py|js|ts|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)", value):
-        return True
+    if FILE_PATH.fullmatch(value):
+        return True  # settings.py, static/chunks/pages/login-2401a219.js: a file's name or relative path
     return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))
 
 
@@ -567,8 +572,8 @@ def wordy(value: str) -> bool:
         return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:
         return True  # prose
-    if re.fullmatch(r"[\w.\-]+\.(?:py|js|ts|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env)", value):
-        return True  # a file name
+    if FILE_PATH.fullmatch(value):
+        return True  # settings.py, static/chunks/pages/login-2401a219.js: a file's name or relative path  # a file name
     return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))  # a path
 
 

@@ -247,7 +247,7 @@ def _gate() -> LineGate:
             f"{name}{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
             f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
-            f"<@?[0-9A-Za-z_.$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
+            f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
@@ -271,6 +271,7 @@ def _gate() -> LineGate:
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
             f"{name}{closing}{separator}\\{{{space}*$",
+            f"{name}{closing}{separator}\\[{space}*$",  # a list of one value below (LIST_OPEN)
         ),
     )
 
@@ -711,6 +712,11 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
     return None
 
 
+LIST_OPEN = re.compile(r"\[\s*$")
+LIST_ITEM = re.compile(r"\s*([\"'])([^\"'\s]+)\1\s*$")
+LIST_CLOSE = re.compile(r"\s*\]")
+
+
 def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tuple[int, int, str] | None:
     """A value on the line below its name: a YAML block scalar's first line (`password: |`), a heredoc of one line
     (`api_token = <<EOT`, the value, `EOT`) or a .properties value continued after a backslash (`app.secret=\\`,
@@ -733,6 +739,10 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
             if not SCALAR_ENTRY.match(lines[at_line]):
                 return None
         return None
+    if LIST_OPEN.match(rest):  # "X-Api-Key": [ / "…" / ]: a list of one value (recorded requests' headers)
+        item = LIST_ITEM.match(text)
+        closed = index + 2 < len(lines) and LIST_CLOSE.match(lines[index + 2])
+        return (index + 1, item.start(2), item.group(2)) if item is not None and closed else None
     heredoc = HEREDOC.match(rest)
     if heredoc is not None:
         if index + 2 >= len(lines) or lines[index + 2].strip() != heredoc.group(2) or not text.strip():
@@ -781,11 +791,16 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
     return None
 
 
+XML_PREFIX = re.compile(r"<([A-Za-z_][\w.-]{0,30}:)$")
+
+
 def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
-    """`<password>value</password>`: the element's text when the name is its tag."""
-    if start == 0 or line[start - 1] != "<" or end >= len(line) or line[end] not in "> ":
+    """`<password>value</password>`, `<con:password>…` (a namespace's prefix): the element's text when the name is
+    its tag."""
+    prefix = XML_PREFIX.search(line, 0, start) if start > 0 and line[start - 1] == ":" else None
+    if start == 0 or line[start - 1] != "<" and prefix is None or end >= len(line) or line[end] not in "> ":
         return None
-    tag = line[start:end]
+    tag = (prefix.group(1) if prefix else "") + line[start:end]
     if line[end] == " ":
         end = line.find(">", end)
         if end < 0 or line[end - 1] == "/":
