@@ -35,6 +35,14 @@ TOKEN_A = "ghp_" + "Qm7Zr2Lx9Kp4Wv8Tn3Hc" + "6Yb1Jd5Fs0Ga2Rw8"
 TOKEN_B = "ghp_" + "Vt4Nq8Lm2Zx6Pc9Rk3Ws" + "7Hy1Bd5Jf0Gu8Ea4"
 
 
+def new_repo(tmp_path: Path) -> Path:
+    """An empty repository at tmp_path/repo, on branch main."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    return repo
+
+
 def log(*parts: str) -> list[tuple[int, bytes]]:
     return list(enumerate(io.BytesIO("".join(parts).encode()), start=1))
 
@@ -189,9 +197,7 @@ def test_lines_no_mark_holds_are_left_out_without_changing_a_finding(tmp_path: P
     encoded values) give the findings the unfiltered keyword lines give."""
     from .test_detection import FIXTURES
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     files = {p.name.replace("--", "-"): p.read_text() for p in sorted(FIXTURES.rglob("*")) if p.is_file()}
     files["values.yaml"] = "password |\n  Qm7Zr2Lx9Kp4Wv8Tn3Hc\nsecret: >-\n  Vt4Nq8Lm2Zx6Pc9Rk3Ws\n"
     files["crlf.ini"] = f"[auth]\r\npassword = Qm7Zr2Lx9Kp4\r\ntoken={TOKEN_A}\r\n"
@@ -242,9 +248,7 @@ def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> Non
 def test_a_rule_without_keywords_is_found_in_history_on_both_paths(tmp_path: Path) -> None:
     # A Discord token alone in a call holds no keyword: with Hyperscan its own expression brings its line on, and
     # without it every line is read. A user's rule without keywords is found the same way.
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     token = "MTE4NzM0Mjg1OTEyMzQ3NjUzMQ.PtYgjm.UhBel31iEl2hpChYgCfrL1spNxnyVmihA-2O76"
     commit(repo, {"notes.txt": "nothing here\n" * 50 + "order ORD-2026-KPLMVZ\n"}, "notes")
     commit(repo, {"bot.py": f'import discord\n\nclient.run("{token}")\n'}, "bot")
@@ -271,9 +275,7 @@ regex = '''ORD-[0-9]{4}-[A-Z]{6}'''
 def test_a_table_whose_header_names_a_password_column_is_read_whole_in_history(tmp_path: Path) -> None:
     # The rows of a CSV file or a Markdown table hold no keyword: the header's line must bring the diff on whole,
     # or history would miss what a directory scan of the same files finds.
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     tables = {
         "exports/creds.csv": "username,password,url\nadmin,SPGwdn93#epx,https://admin.internal\n",
         "docs/accounts.md": "| host | user | pass |\n|---|---|---|\n| db1 | app | Hq4!vLz8Tm |\n",
@@ -300,9 +302,7 @@ def test_keywords_that_make_history_read_a_diff_whole_are_rare_in_ordinary_code(
 def test_paths_that_git_quotes_or_marks_are_read_as_the_files_are_named(tmp_path: Path) -> None:
     """git ends a name holding a space with a tab on the `+++` line and quotes one holding a quote, a backslash or
     (unless core.quotePath is off) a byte past ASCII with C's escapes: history names the file as it is named."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     names = ["Application Support/ngrok/ngrok.yml", "caf\u00e9/settings.env", 'we"ird\\name.env', "plain.env"]
     commit(repo, {name: f"token: {TOKEN_A}\n" for name in names}, "names")
     for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
@@ -313,9 +313,7 @@ def test_utf16_files_git_shows_as_binary_are_read_as_directory_mode_reads_them(t
     """regedit's exports, .rdp files and Task Scheduler's XML are UTF-16: git shows their diffs only as "Binary files
     … differ". History reads their blobs, and reports in each commit the lines it added, as directory mode reads
     the files; a binary file whose blob is not UTF-16 gives nothing."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     first = 'Windows Registry Editor Version 5.00\r\n\r\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Kiosk]\r\n"Mode"="1"\r\n'
     second = first + f'"GitHubToken"="{TOKEN_A}"\r\n'
     task = f"<Task>\r\n  <Arguments>-Token {TOKEN_B}</Arguments>\r\n</Task>\r\n"
@@ -349,9 +347,7 @@ def test_utf16_files_git_shows_as_binary_are_read_as_directory_mode_reads_them(t
 def test_keywords_in_other_letters_are_found_in_any_case_in_history(tmp_path: Path) -> None:
     """Bytes ignore the case of ASCII letters only: a keyword written in other letters (şifre, пароль) must be found
     in history as capitalised or upper-cased as directory mode finds it."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    repo = new_repo(tmp_path)
     files = {
         "appsettings.json": '{\n  "Yonetici": {\n    "Şifre": "zw3#u9x$bsX"\n  }\n}\n',
         "db.env": "ПАРОЛЬ=Vq7#kLz2Rm9\n",
