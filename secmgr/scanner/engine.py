@@ -40,7 +40,7 @@ CONTINUED_ANYWHERE = re.compile(CONTINUES, re.MULTILINE)
 LINE_ENDS_GOING_ON = ("\\\n", "\\\r\n", "^\n", "^\r\n", "`\n", "`\r\n")  # fixed strings found before CONTINUES
 LINE_ENDS_GOING_ON_BYTES = tuple(end.encode() for end in LINE_ENDS_GOING_ON)  # (history's lines, as bytes)
 # A secret's name opening a list whose value is on the lines below (recorded requests' header maps), lower-cased.
-LIST_BELOW = re.compile(rb"(?:api[_.\-]?key|token|secret|password|passwd|pwd)[\"']?[ \t]*[:=][ \t]*\[[ \t\r]*$", re.M)
+LIST_BELOW = re.compile(rb"(?:api[_.\-]?key|token|secret|password|passwd|pwd)[\"'][ \t]*:[ \t]*\[[ \t\r]*$", re.M)
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",

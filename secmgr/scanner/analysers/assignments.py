@@ -271,7 +271,7 @@ def _gate() -> LineGate:
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
             f"{name}{closing}{separator}\\{{{space}*$",
-            f"{name}{closing}{separator}\\[{space}*$",  # a list of one value below (LIST_OPEN)
+            f"{name}[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
         ),
     )
 
