@@ -255,6 +255,11 @@ def _gate() -> LineGate:
             f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
+            # a decoding call of a literal, given to the name (DECODING_CALL)
+            # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
+            f"(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob"
+            f"|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
+            f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode)",
         ),
         elsewhere=(
             f"{name}{closing}{separator}{tag}{unquoted}",
@@ -688,6 +693,21 @@ def _passphrase(value: str) -> bool:
     return PASSPHRASE.fullmatch(value) is not None and PROSE_WORDS.isdisjoint(value.lower().split())
 
 
+# A call that decodes a base64 literal, given to a secret's name: Python's b64decode, Java's Base64 decoders,
+# .NET's FromBase64String, Go's DecodeString, JavaScript's atob and Buffer.from(…, "base64"), Ruby's decode64,
+# PHP's base64_decode, Terraform's base64decode, Jinja's `| b64decode` (its literal before the filter).
+_DECODER = (
+    r"(?:(?:\[convert\]::)?[\w.]*(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob)"
+    r"|[\w.]*base64\.get(?:mime|url)?decoder\(\)\.decode)"
+)
+DECODING_CALL = re.compile(
+    rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*|string\(\s*)?"
+    rf"(?:{_DECODER}\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
+    rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode))",
+    re.IGNORECASE,
+)
+
+
 def _decoded_text(value: str) -> str | None:
     """What a base64 value says, when it is base64 of printable text."""
     if len(value) % 4 or not re.fullmatch(r"[A-Za-z0-9+/]{4,}={0,2}", value):
@@ -944,6 +964,15 @@ def _at(
         return  # OAuth's and OpenID Connect's nonces travel in the clear: a protocol value, not a secret
     if in_query and re.search(r"\.(?:svg|png)\?[^?\s]*$", line[:start]):
         return  # a badge's image URL (codecov's ?token=): a read-only token made to be published
+    decoding = DECODING_CALL.match(line, position) if syntax in ("=", ":", ":=", "=>") else None
+    if decoding is not None:  # password = base64.b64decode("…"): the literal is the secret, encoded
+        literal = decoding.group(1) or decoding.group(2) or ""
+        plain = _decoded_text(literal)
+        confidence = _acceptable(name, kind, plain, True, False, True) if plain else None
+        if plain and confidence:
+            yield Candidate(rule, index, line.index(literal, position), plain.strip(), confidence,
+                            line.strip()[:200], "base64")  # fmt: skip
+        return
     found = _value_at(line, position, in_query)
     if found is None:
         return
