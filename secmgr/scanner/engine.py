@@ -39,8 +39,6 @@ CONTINUED = re.compile(CONTINUES)
 CONTINUED_ANYWHERE = re.compile(CONTINUES, re.MULTILINE)
 LINE_ENDS_GOING_ON = ("\\\n", "\\\r\n", "^\n", "^\r\n", "`\n", "`\r\n")  # fixed strings found before CONTINUES
 LINE_ENDS_GOING_ON_BYTES = tuple(end.encode() for end in LINE_ENDS_GOING_ON)  # (history's lines, as bytes)
-# A secret's name opening a list whose value is on the lines below (recorded requests' header maps), lower-cased.
-LIST_BELOW = re.compile(rb"(?:api[_.\-]?key|token|secret|password|passwd|pwd)[\"'][ \t]*:[ \t]*\[[ \t\r]*$", re.M)
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
@@ -192,8 +190,6 @@ class Detector:
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
-        if b"[" in text and LIST_BELOW.search(lowered) is not None:
-            return True  # "X-Api-Key": [ with the value on the line below (the assignment analyser's LIST_OPEN)
         if decode.is_mail(path) and b"content-transfer-encoding" in lowered:
             return True  # a saved message's base64 bodies, whose lines are read out together
         if self._goes_on(text, lowered):

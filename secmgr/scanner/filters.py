@@ -209,6 +209,15 @@ def _unescaped(value: str) -> str:
 EMBEDDED_FILE = re.compile(r"iVBORw0KGgo|/9j/[4-7]|R0lGOD[lh]|UklGR|JVBERi0|d09GR|d09GMg|UEsDB")
 
 
+def b64decode_loose(text: str) -> bytes | None:
+    """Standard or URL-safe base64, padding optional; None when it is not base64."""
+    cleaned = text.strip().replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
 BASE64_TEXT = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{16,}")
 # A slot's name in a template, whole: ${NAME}, {{ name }}, <name> (a random value may hold `${` by chance).
 NAMED_TEMPLATE = re.compile(r"\$\{[A-Za-z_][\w.:\-]*\}|\{\{[^{}\n]{1,60}\}\}|<[A-Za-z][\w .\-]{0,40}>")
@@ -222,8 +231,8 @@ def _encodes_a_template(value: str) -> bool:
     if len(value) > 4096 or not BASE64_TEXT.fullmatch(value):
         return False
     try:
-        text = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)).decode("utf-8")
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+        text = (b64decode_loose(value) or b"").decode("utf-8")
+    except UnicodeDecodeError:
         return False
     return text.isprintable() and NAMED_TEMPLATE.search(text) is not None
 
@@ -398,7 +407,7 @@ def slot_signal(value: str) -> str | None:
         return signal
     if lowered in PUBLISHED_EXAMPLES or is_encrypted(stripped) or TEMPLATE.search(stripped):
         return "placeholder"
-    if _encodes_a_template(stripped):
+    if _encodes_a_template(stripped):  # (placeholder_signal's reason, kept: a slot's value stands in only for these)
         return "placeholder"
     if INTERPOLATED.fullmatch(stripped) or _counting_uuid(stripped):
         return "placeholder"
@@ -573,7 +582,7 @@ def wordy(value: str) -> bool:
     if " " in value.strip() and len(value.split()) >= 3:
         return True  # prose
     if FILE_PATH.fullmatch(value):
-        return True  # settings.py, static/chunks/pages/login-2401a219.js: a file's name or relative path  # a file name
+        return True  # a file's name or relative path
     return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))  # a path
 
 

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Callable
 
 from . import filters
+from .filters import b64decode_loose
 from .registry import registrar
 
 ENVIRONMENT_PREFIX = re.compile(r"^[a-z]{2,8}_(?:live|test|prod|dev|sandbox)_")
@@ -49,15 +50,6 @@ def github_checksum(secret: str) -> str | None:
         return "high"
     verdict = provider_value(secret) if len(body) == 36 else None
     return "medium" if verdict == "high" else verdict
-
-
-def b64decode_loose(text: str) -> bytes | None:
-    """Standard or URL-safe base64, padding optional; None when it is not base64."""
-    cleaned = text.strip().replace("-", "+").replace("_", "/")
-    try:
-        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return None
 
 
 def _json_object(part: str) -> dict[str, object] | None:

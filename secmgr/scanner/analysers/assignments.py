@@ -14,8 +14,8 @@ from dataclasses import replace
 from urllib.parse import unquote
 
 from .. import filters
+from ..filters import b64decode_loose
 from ..rules import shannon_entropy
-from ..validators import b64decode_loose
 from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
 # "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
@@ -25,11 +25,12 @@ PASSWORD_ABROAD = (
     "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
     "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
+    "mat_khau",  # (mật khẩu, as code spells it)
 )  # fmt: skip
 # Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
-_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES), "mat_khau"))
+_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES)))
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     f"{_ABROAD}|"
@@ -54,7 +55,6 @@ WEAK = re.compile(
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
     "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
-    "mat_khau",  # (mật khẩu, as code spells it)
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 # A search-only API key (Algolia's, Typesense's; Algolia's search key) is public by design: it only queries, and
@@ -323,6 +323,8 @@ READS_BELOW["assignment"] = (
     (b"=", _AssignedAtLineEnd(), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
+    # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
+    (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
 
 

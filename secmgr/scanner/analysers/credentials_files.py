@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .. import filters
-from ..validators import b64decode_loose
+from ..filters import b64decode_loose
 from . import READS_BELOW, UNMARKED_BELOW, WHOLE_FILE_PATHS, Candidate, analyser
 from .assignments import NUMBERS, PASSWORD_ABROAD, PASSWORD_PHRASES
 
@@ -248,8 +248,8 @@ def _wiki_tables(lines: Sequence[str]) -> Iterator[Candidate]:
             header, cells = index, _mediawiki_cells
         elif stripped.startswith("^") and stripped.endswith(("^", "|")):
             header, cells = index, _dokuwiki_cells
-        elif not stripped or stripped.startswith(("|}", "{|")):
-            header = None if not stripped and cells is _dokuwiki_cells or stripped.startswith("|}") else header
+        elif stripped.startswith("|}") or not stripped and cells is _dokuwiki_cells:
+            header = None  # a MediaWiki table's end; a DokuWiki table ends at a blank line
         elif header is not None and stripped.startswith("|") and not stripped.startswith("|-"):
             yield from _column_values(lines, header, [index], cells)
 
