@@ -357,3 +357,29 @@ def test_keywords_in_other_letters_are_found_in_any_case_in_history(tmp_path: Pa
     assert directory == [("appsettings.json", 3, "zw3#u9x$bsX"), ("db.env", 1, "Vq7#kLz2Rm9")]
     for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
         assert sorted((f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)) == directory
+
+
+def test_values_decoded_from_base64_without_a_keyword_in_sight_are_found_in_history(tmp_path: Path) -> None:
+    """History hands the decoder only lines that hold a keyword or an encoded form of one; directory mode decodes
+    every base64 run. A format's own capitals (`OpenVPN Static key`) and words that say a value is base64 (a data
+    URI, `urlB64`, `atob(…)`) keep the two in step."""
+    import base64
+    import hashlib
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    static_key = "".join(hashlib.sha256(bytes([i])).hexdigest()[:32] + "\n" for i in range(16))
+    openvpn = f"#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n{static_key}"
+    openvpn += "-----END OpenVPN Static key V1-----\n"
+    files = {
+        "config.xml": f"<openvpn>\n  <server>\n    <tls>{b64(openvpn)}</tls>\n  </server>\n</openvpn>\n",
+        "wall.html": f'<script>\n  var src = "data:text/plain;base64,{b64("https://kiosk:Vw7&fk03&9pDQ@dash.example.org/")}";\n'
+        "</script>\n",
+        "values.yaml": f"cache:\n  urlB64: {b64('rediss://default:Um4ber412Quiver@cache.internal:6380/0')}\n",
+    }
+    commit(repo := new_repo(tmp_path), files, "encoded")
+    directory = sorted((f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules())))
+    assert {file for file, _, _ in directory} == set(files)
+    for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
+        assert sorted((f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)) == directory

@@ -55,6 +55,9 @@ ESCAPE_STARTS = (("\\x", _HEX), ("\\u", _UNICODE), ("\\0", _OCTAL), ("\\1", _OCT
 # What each escape mark holds, for a fixed-string filter (escapes hide the keywords of what they spell, so their
 # lines go on without one).
 ESCAPE_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D")
+# Words that say the value beside them is base64 (a data URI's `;base64,`, a name such as `urlB64`, `atob(…)`):
+# history hands their lines to the decoder though no keyword's encoded form shows.
+ANNOUNCING_BASE64 = ("base64", "b64", "atob")
 MARKS = (
     "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
     f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",

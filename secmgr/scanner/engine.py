@@ -116,9 +116,12 @@ class Detector:
         self._context_at = [(r.path, [k.encode() for k in r.keywords]) for r in whole if r.path is not None]
         self._block_scalar = re.compile(BLOCK_SCALAR.encode(), re.MULTILINE)
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
-        # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex:
-        # a line holding one reaches the decoder even though it holds no keyword as such.
-        self.encoded_keywords = sorted({form for k in self.keywords for form in decode.forms(k)})
+        # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex,
+        # in small letters and as the rule writes it (encodings keep case): a line holding one reaches the decoder
+        # even though it holds no keyword as such; so does a line whose words say a value is base64.
+        written = {k for rule in self.rules for k in rule.written_keywords}
+        keyword_forms = {form for k in (*self.keywords, *written) for form in decode.forms(k)}
+        self.encoded_keywords = sorted({*keyword_forms, *decode.ANNOUNCING_BASE64})
         # One pass over a line finds the longest keyword starting at each place (a trie-shaped expression, shared
         # prefixes written once, tried at every position through a lookahead); a keyword inside a found one is
         # present with it.

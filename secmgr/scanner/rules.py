@@ -58,6 +58,7 @@ class Rule:
     secret_group: int = 0
     entropy: float = 0.0
     keywords: tuple[str, ...] = ()
+    written_keywords: tuple[str, ...] = ()  # those the file writes with capitals, as written (`OpenVPN Static key`)
     path: re.Pattern[str] | None = None
     tags: tuple[str, ...] = ()
     severity: str = "unknown"
@@ -116,6 +117,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         secret_group=int(data.get("secretGroup", 0)),
         entropy=float(data.get("entropy", 0.0)),
         keywords=tuple(k.lower() for k in data.get("keywords", [])),
+        written_keywords=tuple(k for k in data.get("keywords", []) if k != k.lower()),
         path=re.compile(data["path"]) if data.get("path") else None,
         tags=tuple(data.get("tags", [])),
         severity=severity,
