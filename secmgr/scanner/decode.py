@@ -55,9 +55,10 @@ ESCAPE_STARTS = (("\\x", _HEX), ("\\u", _UNICODE), ("\\0", _OCTAL), ("\\1", _OCT
 # What each escape mark holds, for a fixed-string filter (escapes hide the keywords of what they spell, so their
 # lines go on without one).
 ESCAPE_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D")
-# Words that say the value beside them is base64 (a data URI's `;base64,`, a name such as `urlB64`, `atob(…)`):
-# history hands their lines to the decoder though no keyword's encoded form shows.
-ANNOUNCING_BASE64 = ("base64", "b64", "atob")
+# Words that say the value beside them is base64 (a data URI's `;base64,`, a name such as `urlB64`, `atob(…)`,
+# PowerShell's `-EncodedCommand` of UTF-16 text): history hands their lines to the decoder though no keyword's
+# encoded form shows.
+ANNOUNCING_BASE64 = ("base64", "b64", "atob", "encodedcommand")
 MARKS = (
     "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
     f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",
@@ -95,7 +96,7 @@ def _text(raw: bytes | None) -> str | None:
     """Decoded bytes that read as text (UTF-8, almost all printable), else None."""
     if raw is None or len(raw) < 6:
         return None
-    text = raw.decode("utf-8", "replace")
+    text = raw.decode("utf-16-le", "replace") if _utf16(raw) else raw.decode("utf-8", "replace")
     if not (text.isprintable() and "\ufffd" not in text):
         if len(text) - len(UNPRINTABLE.findall(text)) < 0.95 * len(text):
             return None  # most decoded bytes that are no text stop here, without a count of every character
@@ -103,6 +104,13 @@ def _text(raw: bytes | None) -> str | None:
         if printable < 0.95 * len(text):
             return None
     return text if any(c.isalpha() for c in text) else None
+
+
+def _utf16(raw: bytes) -> bool:
+    """Whether bytes are text in UTF-16, little-endian (PowerShell's `-EncodedCommand`, Windows' answer files):
+    ASCII letters and digits with a zero byte after each."""
+    half = len(raw) // 2
+    return len(raw) >= 12 and len(raw) % 2 == 0 and raw[1::2].count(0) >= 0.9 * half and not raw[::2].count(0)
 
 
 CAPITAL, DIGIT = re.compile(r"[A-Z]"), re.compile(r"[0-9]")
