@@ -699,7 +699,8 @@ def _passphrase(value: str) -> bool:
 # .NET's FromBase64String, Go's DecodeString, JavaScript's atob and Buffer.from(…, "base64"), Ruby's decode64,
 # PHP's base64_decode, Terraform's base64decode, Jinja's `| b64decode` (its literal before the filter).
 _DECODER = (
-    r"(?:(?:\[convert\]::)?[\w.]*(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob)"
+    r"(?:(?:\[(?:system\.)?convert\]::)?"
+    r"[\w.]*(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob)"
     r"|[\w.]*base64\.get(?:mime|url)?decoder\(\)\.decode)"
 )
 DECODING_CALL = re.compile(
