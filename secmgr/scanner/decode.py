@@ -385,3 +385,43 @@ def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:
             if text is not None:
                 yield index, width, text
         index = end
+
+
+# A Jupyter notebook keeps each line of a cell's source, and of its text output, as a JSON string of its own, on a
+# line of its own: `    "co = cohere.Client(\"…\")\n",`.
+NOTEBOOK_STRING = re.compile(r'[ \t]*"((?:[^"\\]|\\.)*)",?[ \t]*')
+# Such a line with a quote escaped, which marks written for the code as read do not see (Hyperscan's syntax).
+NOTEBOOK_ESCAPED_QUOTE = r'\\"[^\n]*",?[ \t\r]*$'
+
+
+def is_notebook(path: str) -> bool:
+    return path.lower().endswith(".ipynb")
+
+
+_JSON_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|(.))")
+_JSON_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+def notebook_line(line: str) -> tuple[str, list[int]] | None:
+    """A notebook's line of source or output as the text it holds (its escapes read, its line end dropped), and where
+    each of that text's characters (and its end) was in `line`; None for a line that is no such string, or holds
+    more than one line of text."""
+    found = NOTEBOOK_STRING.fullmatch(line)
+    if found is None or "\\" not in found.group(1):
+        return None
+    kept: list[str] = []
+    places: list[int] = []
+    at = found.start(1)
+    for escape in _JSON_ESCAPE.finditer(line, at, found.end(1)):
+        kept.append(line[at : escape.start()])
+        places += range(at, escape.start())
+        code, char = escape.groups()
+        kept.append(chr(int(code, 16)) if code else _JSON_ESCAPED.get(char, char))
+        places.append(escape.start())
+        at = escape.end()
+    kept.append(line[at : found.end(1)])
+    places += range(at, found.end(1) + 1)
+    text = "".join(kept)
+    if text.endswith("\n"):
+        text, places = text[:-1], places[:-1]  # (the line end's place is the text's end)
+    return None if "\n" in text else (text, places)

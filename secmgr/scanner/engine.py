@@ -256,6 +256,9 @@ class Detector:
                     caseless += gate.expressions
                     reaching += gate.reaching
                     elsewhere += [(e, gate.counts_elsewhere) for e in gate.elsewhere]
+            # A notebook's line with its quotes escaped, which marks written for code as read miss (scan_lines reads
+            # such lines unescaped); with a keyword, it goes on.
+            elsewhere.append((decode.NOTEBOOK_ESCAPED_QUOTE, decode.is_notebook))
             literals = (*self.context_keywords, *self.encoded_keywords, "sealedsecret", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
             caseless += [
@@ -312,13 +315,19 @@ class Detector:
         text = "\n".join(lines)
         lines = [line.rstrip("\r") for line in lines] if "\r" in text else list(lines)
         text = "\n".join(lines) if "\r" in text else text
-        if "\x1b[" not in text:
+        notebook = decode.is_notebook(path) and "\\" in text
+        if "\x1b[" not in text and not notebook:
             return self._scan_lines(lines, text, path, commit, depth)
-        # Terminal colour codes around a token break the rules' boundaries: matched without them, shown with them.
+        # A notebook's lines are JSON strings: read as the code and output they hold. Terminal colour codes around a
+        # token break the rules' boundaries. Both are matched as read, and placed where they were written.
         places: dict[int, list[int]] = {}
         for index, line in enumerate(lines):
-            if "\x1b[" in line:
-                lines[index], places[index] = _without_colours(line)
+            read = decode.notebook_line(line) if notebook else None
+            if read is not None:
+                lines[index], places[index] = read
+            if "\x1b[" in lines[index]:
+                lines[index], colours = _without_colours(lines[index])
+                places[index] = [places[index][at] for at in colours] if index in places else colours
         found = self._scan_lines(lines, "\n".join(lines), path, commit, depth)
         return [_moved(match, places[match.line - 1]) if match.line - 1 in places else match for match in found]
 

@@ -350,12 +350,14 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$", bare, re.I):
+    if re.search(r"file[_.\-]?key$|^(?:user\.)?signingkey$|^update_password$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
+    if re.match(r"encrypted(?:_|[A-Z]|$)", bare, re.I):
+        return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
-    if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
-        return None  # getSecret(…), fetch_token(…): a function that looks a secret up, called with its name
+    if re.match(r"(?:[Gg]et|[Ff]etch|[Rr]ead|[Ll]oad|[Ll]ookup|[Rr]etrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
+        return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
@@ -907,6 +909,8 @@ def _at(
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
+    if re.match(r"\s*alias\s+$", line[:start]):
+        return  # alias pw='pass -c': a shell alias's name, given the command it stands for
     if ARN_BEFORE.search(line, 0, start):
         return  # arn:aws:secretsmanager:…:secret:name: a resource's address, not a name given a value
     if (

@@ -306,12 +306,17 @@ def _column_values(
                 yield Candidate("csv-credentials", index, column_at, value, confidence, value)
 
 
+ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
 def column_confidence(value: str) -> str | None:
     """A value in a password, secret or token column (of a table, an export, a dump) judged as a password slot: None
     for a stand-in, code or a description, `low` for a hand-made one, else `high`."""
     signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
     if signal == "placeholder" or filters.looks_like_code(value):
         return None
+    if ENVIRONMENT_NAME.fullmatch(value):
+        return None  # `AWS_SECRET_ACCESS_KEY`: the name of the secret to set (a table of a pipeline's secrets)
     if " " in value and (filters.prose(value) or filters.wordy(value) or DESCRIPTION.fullmatch(value)):
         return None  # `The password used to log in`, `read from Vault`, `SSO (done)`, `12 characters`: a description
     return "low" if signal == "contrived" or filters.hand_typed(value) else "high"
