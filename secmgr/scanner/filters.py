@@ -27,6 +27,7 @@ TEMPLATE = re.compile(
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
+    r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
     r"""|^arn:aws[\w-]*:|^projects/[\w.-]+/secrets/"""  # an AWS resource's ARN, a Secret Manager secret's name
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
@@ -66,6 +67,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation
         "1f2d1e2e67df",  # the Kubernetes documentation's Secret example password (and its base64, below)
         "mwyyzdflmmu2n2rm",
         "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's tokens
@@ -141,6 +143,7 @@ ENCRYPTED = re.compile(
     r"|^(?:SHA256|SHA1|MD5):[A-Za-z0-9+/=:]{16,}$"  # an SSH key's fingerprint: of a public key
     r"|^BAMSCRT@\d+@\d+@"  # Bamboo Specs' encrypted values
     r"|^AES:[A-Za-z0-9+/]{22}==:[A-Za-z0-9+/]{16,}={0,2}$"  # GoCD's secure variables: its cipher's IV, then the text
+    r"|^\$7\$[A-Za-z0-9+/]{40,}={0,2}$"  # Splunk's values encrypted with its splunk.secret
     r"|^\d\.[A-Za-z0-9+/]{16,}={0,2}\|[A-Za-z0-9+/]{16,}={0,2}(?:\|[A-Za-z0-9+/]{16,}={0,2})?$"  # Bitwarden's EncString
 )
 
@@ -562,8 +565,8 @@ _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 FILE_PATH = re.compile(
-    r"[\w.\-]+(?:/[\w.\-]+)*\.(?:py|js|mjs|ts|css|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env"
-    r"|zip|jar|war|tgz|tar\.gz)"
+    r"[\w.\-]+(?:[/\\][\w.\-]+)*\.(?:py|js|mjs|ts|css|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env"
+    r"|zip|jar|war|tgz|tar\.gz|[cvf]sproj|sln|dll|exe)"
 )
 
 

@@ -89,7 +89,7 @@ NOT_SECRET_NAME = re.compile(
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
-    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn)$",
+    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
