@@ -81,7 +81,8 @@ def jwt(secret: str) -> str | None:
 
 
 def decoded_credentials(encoded: str) -> tuple[str, str] | None:
-    """(user, password) from base64 of `user:password` (HTTP Basic, docker `auth`): both present and printable."""
+    """(user, password) from base64 of `user:password` (HTTP Basic, docker `auth`): both present and printable, but
+    the user may be left empty before a token (`:<PAT>`, as Azure DevOps and GitHub take one)."""
     raw = b64decode_loose(encoded)
     if raw is None:
         return None
@@ -93,7 +94,7 @@ def decoded_credentials(encoded: str) -> tuple[str, str] | None:
         except UnicodeDecodeError:
             return None
     user, colon, password = text.partition(":")
-    if not colon or not user or len(password) < 3 or not text.isprintable():
+    if not colon or not (user or len(password) >= 20) or len(password) < 3 or not text.isprintable():
         return None
     return user, password
 

@@ -187,6 +187,7 @@ C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+INLINE_VALUE_OBJECT = re.compile(r"\{\s*[\"']value[\"']\s*:\s*")  # `"adminPassword": { "value": "…" }` on one line
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
 OBJECT_ENTRIES = 4
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
@@ -247,6 +248,7 @@ def _gate() -> LineGate:
             f"{name}{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
             f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
+            f"{name}[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
@@ -350,7 +352,7 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"file[_.\-]?key$|^(?:user\.)?signingkey$|^update_password$", bare, re.I):
+    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if re.match(r"encrypted(?:_|[A-Z]|$)", bare, re.I):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
@@ -463,6 +465,9 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     if found is None or found.end() == position:
         return None
     separator = found.group().strip()
+    inline = INLINE_VALUE_OBJECT.match(line, found.end()) if separator == ":" and quoted_name else None
+    if inline is not None:
+        return inline.end(), ":"
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
             return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
@@ -909,6 +914,8 @@ def _at(
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
+    if name.lower() == "signingkey" and path.lower().endswith(("gitconfig", ".git/config")):
+        return  # git's [user] signingkey: a GPG key's id or an SSH public key
     if re.match(r"\s*alias\s+$", line[:start]):
         return  # alias pw='pass -c': a shell alias's name, given the command it stands for
     if ARN_BEFORE.search(line, 0, start):

@@ -35,7 +35,7 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 continue
             user, password = pair
             signal = filters.slot_signal(password)
-            if signal == "placeholder" or password == user or filters.is_placeholder(user):
+            if signal == "placeholder" or password == user or user and filters.is_placeholder(user):
                 continue
             in_header = bool(HEADER.search(line[: found.start()]))
             confidence = "high" if in_header else "medium"
