@@ -68,6 +68,9 @@ PUBLISHED_EXAMPLES = frozenset(
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
         "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation
+        "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # the API key of Mailgun's documentation
+        "azgdorepk8gmac0qoyaomyeeuzjnyui",  # Pushover's API documentation: its example application token
+        "uqirzpo4dxghdmr9qzzfqu27cmvrsg",  # and its example user key
         "1f2d1e2e67df",  # the Kubernetes documentation's Secret example password (and its base64, below)
         "mwyyzdflmmu2n2rm",
         "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's tokens

@@ -126,6 +126,8 @@ SENTENCE_GOES_ON = re.compile(r"\s+[a-z]{2,}\s+[a-z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
+# Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
+SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
@@ -673,7 +675,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
 
 # A passphrase of capitalised words and a number (`Gravel Kestrel Delta 91`), not a title or a prompt: none of the
 # words is one that sentences and user interfaces are made of.
-PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,}){2,5} \d{1,4}[!?.#]?")
+PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,}){2,5} ?\d{1,4}[!?.#]?")
 PROSE_WORDS = frozenset(
     "your the here enter password passphrase change this that with for and new not set use see you our please type"
     " secret must should will from into when what which key token user name default value example test".split()
@@ -1003,7 +1005,11 @@ def _at(
                        or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     # .netrc's and OpenWrt's (UCI: `option key '…'`) own syntax: a name and its value apart by spaces
-    netrc = bool(NETRC.search(line)) or path.lower().endswith("netrc") or UCI_OPTION.match(line, 0, start) is not None
+    netrc = (
+        bool(NETRC.search(line))
+        or path.lower().endswith(SPACED_CREDENTIAL_FILES)
+        or UCI_OPTION.match(line, 0, start) is not None
+    )
     spaced = syntax == "" and not netrc
     if (spaced or syntax in ("is", "was", "will be")) and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
         return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
