@@ -28,6 +28,7 @@ TEMPLATE = re.compile(
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
+    r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%
     r"""|^arn:aws[\w-]*:|^projects/[\w.-]+/secrets/"""  # an AWS resource's ARN, a Secret Manager secret's name
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
@@ -71,6 +72,12 @@ PUBLISHED_EXAMPLES = frozenset(
         "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # the API key of Mailgun's documentation
         "azgdorepk8gmac0qoyaomyeeuzjnyui",  # Pushover's API documentation: its example application token
         "uqirzpo4dxghdmr9qzzfqu27cmvrsg",  # and its example user key
+        "dyhg93b0qyjfixfs2guvouubwwvnir2g0fgac9mi",  # CakePHP 2's skeleton's Security.salt, which it asks to change
+        # Dynatrace's documentation's API token, Elastic's API key example, Neon's and Prisma's example passwords
+        "dt0c01.st2ey72kqinmh574wmnvi7yn.g3dfpbejymodidaex454m7ywbuvefowkprvmwfass64nfh52px6bndvffm572rzm",
+        "ui2lp2axtnmsyakw9tvnnw",
+        "abc123def",
+        "randompassword",
         "1f2d1e2e67df",  # the Kubernetes documentation's Secret example password (and its base64, below)
         "mwyyzdflmmu2n2rm",
         "110201543:aahdqtcvch1vgwjxfseofsas0k5paldsaw",  # the Telegram Bot API documentation's tokens
@@ -488,7 +495,8 @@ CODE = re.compile(
     r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
     r"""|^(?:\\&)?[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++, Rust and Perl paths: a::b<T>(), \&Test2::X
     r"""|^\\&\w|^\\-"""  # a Perl code reference (\&fetch_pass), a troff-escaped option (\-keystore)
-    r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$""",
+    r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$"""
+    r"""|^vbNull(?:String|Char)?$""",  # Visual Basic's empty string
     re.IGNORECASE,
 )
 # PowerShell: a cmdlet (one of the approved verbs, a hyphen, a noun in Pascal case) or a parameter's name, as in

@@ -89,7 +89,7 @@ NOT_SECRET_NAME = re.compile(
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
-    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal)$",
+    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender)$",
     re.IGNORECASE,
 )
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
@@ -125,7 +125,9 @@ QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
 SENTENCE_GOES_ON = re.compile(r"\s+[a-z]{2,}\s+[a-z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
-NETRC = re.compile(r"(?:^|\s)(?:machine|login)\s+\S+")  # .netrc's own syntax: names and values by spaces
+# .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
+# `login failed user=…`)
+NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # An assignment whose literal is on the next line, alone but for the statement's end.
@@ -354,7 +356,7 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$", bare, re.I):
+    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if re.match(r"encrypted(?:_|[A-Z]|$)", bare, re.I):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
