@@ -191,6 +191,7 @@ C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+ITEM_SET = re.compile(r"\)[ \t]*=[ \t]*(?=[\"'])")
 INLINE_VALUE_OBJECT = re.compile(r"\{\s*[\"']value[\"']\s*:\s*")  # `"adminPassword": { "value": "…" }` on one line
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
 OBJECT_ENTRIES = 4
@@ -253,6 +254,7 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
             f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
             f"{name}[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
+            f"{name}[\"']\\){space}*={space}*{quoted}",
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
@@ -440,6 +442,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     array = C_ARRAY.match(line, position)
     if array is not None:
         position = array.end()  # char pass[] = "…": a C array's declarator
+    if line[end : end + 1] in QUOTES and (item := ITEM_SET.match(line, position)) is not None:
+        return item.end(), "="  # .Item("…/sendpassword") = "…": a collection's item set by its name (VBScript's CDO)
     if line.startswith("()", position):
         return None  # a call without arguments: password()
     if line.startswith("::", position):
@@ -845,7 +849,10 @@ def _xml_element(line: str, start: int, end: int) -> tuple[int, str] | None:
     if close < 0:  # the element closes on a line below: its text here is one value or none
         text = line[end + 1 :].strip()
         return (end + 1, text) if text and not re.search(r"\s", text) else None  # not `<Key>p: xvidtune-show()`
-    return end + 1, line[end + 1 : close]
+    text = line[end + 1 : close]
+    if text.startswith("<![CDATA[") and text.endswith("]]>"):
+        return end + 10, text[9:-3]  # <password><![CDATA[…]]></password> (Magento's local.xml)
+    return end + 1, text
 
 
 @analyser("assignment")
