@@ -272,6 +272,29 @@ regex = '''ORD-[0-9]{4}-[A-Z]{6}'''
     ]
 
 
+def test_files_named_by_rules_without_keywords_are_read_whole_whatever_their_patterns_flags() -> None:
+    """History asks every file diff whether a rule without keywords names its path, each pattern with its own
+    flags (a user's `(?s)`, a rule's case)."""
+    rules, _ = parse("""
+[[rules]]
+id = "ops-creds"
+regex = '''pw=(\\S+)'''
+path = '''(?s)(?:^|/)ops\\.creds$'''
+
+[[rules]]
+id = "lab-creds"
+regex = '''pw=(\\S+)'''
+path = '''(?i)(?:^|/)lab\\.creds$'''
+""")
+    for detector in (Detector(rules), Detector([*default_rules(), *rules[1:]])):
+        assert detector.needs_whole_text("etc/LAB.creds", [b"nothing"])
+        assert not detector.needs_whole_text("etc/lab.creds.bak", [b"nothing"])
+    mixed = Detector(rules)
+    assert mixed.needs_whole_text("etc/ops.creds", [b"nothing"])
+    assert not mixed.needs_whole_text("etc/OPS.creds", [b"nothing"])
+    assert Detector(default_rules()).needs_whole_text("home/dana/.mbsyncrc", [b"nothing"])
+
+
 def test_a_table_whose_header_names_a_password_column_is_read_whole_in_history(tmp_path: Path) -> None:
     # The rows of a CSV file or a Markdown table hold no keyword: the header's line must bring the diff on whole,
     # or history would miss what a directory scan of the same files finds.

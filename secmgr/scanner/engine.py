@@ -118,10 +118,9 @@ class Detector:
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex,
         # in small letters and as the rule writes it (encodings keep case): a line holding one reaches the decoder
-        # even though it holds no keyword as such; so does a line whose words say a value is base64.
+        # even though it holds no keyword as such (as does a line whose words say a value is base64, see history).
         written = {k for rule in self.rules for k in rule.written_keywords}
-        keyword_forms = {form for k in (*self.keywords, *written) for form in decode.forms(k)}
-        self.encoded_keywords = sorted({*keyword_forms, *decode.ANNOUNCING_BASE64})
+        self.encoded_keywords = sorted({form for k in (*self.keywords, *written) for form in decode.forms(k)})
         # One pass over a line finds the longest keyword starting at each place (a trie-shaped expression, shared
         # prefixes written once, tried at every position through a lookahead); a keyword inside a found one is
         # present with it.
@@ -229,7 +228,7 @@ class Detector:
             # The decoder's marks, escaped markup's too, but its first (a base64 run with a capital and a digit, in
             # one line of code in fifteen): of the lines it alone marks, history's fixed-string filter keeps only
             # those holding a keyword or an encoded one, and encoded keywords are marks of their own (below).
-            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP]
+            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP, decode.ANNOUNCED_RUN]
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
             # keyword of what they spell)
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)

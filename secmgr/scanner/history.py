@@ -108,7 +108,8 @@ def _scan_log(
         return
     # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
     # rules that have no keywords.
-    keyed = [*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *decode.ESCAPE_LITERALS]
+    keyed = [*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *decode.ESCAPE_LITERALS,
+             *decode.ANNOUNCING_BASE64]  # fmt: skip
     patterns = keyed if not detector.every_line else [""]
     filtered = subprocess.Popen(
         [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
@@ -189,7 +190,10 @@ def _accelerated_findings(
     """The grep path's findings without grep: of the lines holding a keyword, an encoded keyword or a piece of the
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
     from the log in hand."""
-    patterns = sorted({p.encode() for p in (*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords)})
+    announcing = decode.ANNOUNCING_BASE64  # (kept when a mark of the decoder's matched: ANNOUNCED_RUN)
+    patterns = sorted(
+        {p.encode() for p in (*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *announcing)}
+    )
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
     # Without marks: lines holding a keyword, or an escape (which hides the keywords of what it spells).

@@ -191,6 +191,8 @@ C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
+SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
 ITEM_SET = re.compile(r"\)[ \t]*=[ \t]*(?=[\"'])")
 INLINE_VALUE_OBJECT = re.compile(r"\{\s*[\"']value[\"']\s*:\s*")  # `"adminPassword": { "value": "…" }` on one line
 SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|false|null|-?\d[\d.]*)\s*,?\s*$""")
@@ -360,7 +362,7 @@ def _kind(name: str) -> str | None:
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
     if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
-    if re.match(r"encrypted(?:_|[A-Z]|$)", bare, re.I):
+    if ENCRYPTED_NAME.match(bare):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
@@ -927,7 +929,7 @@ def _at(
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if name.lower() == "signingkey" and path.lower().endswith(("gitconfig", ".git/config")):
         return  # git's [user] signingkey: a GPG key's id or an SSH public key
-    if re.match(r"\s*alias\s+$", line[:start]):
+    if SHELL_ALIAS.fullmatch(line, 0, start):
         return  # alias pw='pass -c': a shell alias's name, given the command it stands for
     if ARN_BEFORE.search(line, 0, start):
         return  # arn:aws:secretsmanager:…:secret:name: a resource's address, not a name given a value
