@@ -191,6 +191,7 @@ C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
 SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
 ITEM_SET = re.compile(r"\)[ \t]*=[ \t]*(?=[\"'])")
@@ -366,7 +367,8 @@ def _kind(name: str) -> str | None:
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
         return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
-    if re.match(r"(?:[Gg]et|[Ff]etch|[Rr]ead|[Ll]oad|[Ll]ookup|[Rr]etrieve)(?:_|[A-Z])", bare.rsplit(".", 1)[-1]):
+    last = bare.rsplit(".", 1)[-1]
+    if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
