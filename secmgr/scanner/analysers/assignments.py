@@ -191,6 +191,7 @@ C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
+WORD_DIGITS_DOT = re.compile(r"(?=[^.]*[A-Z])(?=[^.]*[a-z])[^\s.]*\d\.")  # Galaxy2022., timberPine14.
 LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
 SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
@@ -667,8 +668,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
     if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,8}", lowered) or "://" in value:
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
-    if not quoted and value[-1] in "(.":
-        return None
+    if not quoted and value[-1] == "(":
+        return None  # `call(`: an expression's start
+    if not quoted and value[-1] == "." and (value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value)):
+        return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is a password)
     strength = filters.strength(value)
     if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None
