@@ -60,7 +60,7 @@ ESCAPE_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D")
 # encoded form shows.
 ANNOUNCING_BASE64 = ("base64", "b64", "atob", "encodedcommand")
 # What marks such a line for history (Hyperscan's syntax): one of those words and a run that may be the value.
-ANNOUNCED_RUN = r"(?i:base64|b64|atob|encodedcommand)[^\n]*[A-Za-z0-9+/_-]{16}"
+ANNOUNCED_RUN = f"(?i:{'|'.join(ANNOUNCING_BASE64)})[^\\n]*[A-Za-z0-9+/_-]{{16}}"
 MARKS = (
     "(?:%[0-9A-Fa-f]{2}|(?:^|[^0-9A-Fa-f\\n])[0-9A-Fa-f]{16}"
     f"|(?:^|{_NOT_RUN}){_RUN}*(?:[A-Z]{_RUN}*[0-9]|[0-9]{_RUN}*[A-Z]))[^\\n]*$",

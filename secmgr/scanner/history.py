@@ -108,8 +108,7 @@ def _scan_log(
         return
     # LC_ALL=C: bytes, ASCII case folding, as Detector.rules_for does. An empty pattern keeps every line, for
     # rules that have no keywords.
-    keyed = [*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *decode.ESCAPE_LITERALS,
-             *decode.ANNOUNCING_BASE64]  # fmt: skip
+    keyed = [*_kept_words(detector), *decode.ESCAPE_LITERALS]
     patterns = keyed if not detector.every_line else [""]
     filtered = subprocess.Popen(
         [grep, "-a", "-n", "-i", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))],
@@ -123,6 +122,12 @@ def _scan_log(
         _finish(git, filtered)
     if filtered.returncode > 1:
         raise GitLogError("grep failed on the log")
+
+
+def _kept_words(detector: Detector) -> list[str]:
+    """What a log line must hold to be kept: a piece of the log's structure, a keyword (in every case history looks
+    for), a keyword's encoded form, or a word announcing base64 (whose lines the decoder's mark chooses from)."""
+    return [*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *decode.ANNOUNCING_BASE64]
 
 
 def _read_ahead(stream: IO[bytes], chunks_ahead: int = 32) -> Iterator[bytes]:
@@ -190,10 +195,7 @@ def _accelerated_findings(
     """The grep path's findings without grep: of the lines holding a keyword, an encoded keyword or a piece of the
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
     from the log in hand."""
-    announcing = decode.ANNOUNCING_BASE64  # (kept when a mark of the decoder's matched: ANNOUNCED_RUN)
-    patterns = sorted(
-        {p.encode() for p in (*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *announcing)}
-    )
+    patterns = sorted({p.encode() for p in _kept_words(detector)})
     literals = prefilter.Literals(patterns)
     marked = detector.line_marks(STRUCTURE)
     # Without marks: lines holding a keyword, or an escape (which hides the keywords of what it spells).

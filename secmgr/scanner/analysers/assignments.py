@@ -192,6 +192,8 @@ NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 WORD_DIGITS_DOT = re.compile(r"(?=[^.]*[A-Z])(?=[^.]*[a-z])[^\s.]*\d\.")  # Galaxy2022., timberPine14.
+# The names of the calls that decode base64 (DECODING_CALL, and the gate's loosened form of it).
+DECODERS = ("b64decode", "base64decode", "base64_decode", "frombase64string", "decodestring", "decode64", "atob")
 LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
 SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
@@ -269,8 +271,7 @@ def _gate() -> LineGate:
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
-            f"(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob"
-            f"|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
+            f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
             f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode)",
         ),
         elsewhere=(
@@ -722,7 +723,7 @@ def _passphrase(value: str) -> bool:
 # PHP's base64_decode, Terraform's base64decode, Jinja's `| b64decode` (its literal before the filter).
 _DECODER = (
     r"(?:(?:\[(?:system\.)?convert\]::)?"
-    r"[\w.]*(?:b64decode|base64decode|base64_decode|frombase64string|decodestring|decode64|atob)"
+    rf"[\w.]*(?:{'|'.join(DECODERS)})"
     r"|[\w.]*base64\.get(?:mime|url)?decoder\(\)\.decode)"
 )
 DECODING_CALL = re.compile(
