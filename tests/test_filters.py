@@ -278,6 +278,10 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
             f'const SUPABASE_KEY = "{HEADER}.{b64({"iss": "supabase", "role": "service_role"})}.{SIGNATURE}";',
             True,
         ),
+        # NATS operator and account JWTs are public claims a server is given to trust; a user's is a credential
+        ("resolver.conf", f"operator: {HEADER}.{b64({'nats': {'type': 'operator'}})}.{SIGNATURE}", False),
+        ("resolver.conf", f"ACCT: {HEADER}.{b64({'sub': 'AQ7X', 'nats': {'type': 'account'}})}.{SIGNATURE}", False),
+        ("app.creds", f"user_jwt: {HEADER}.{b64({'sub': 'UQ7X', 'nats': {'type': 'user'}})}.{SIGNATURE}", True),
     ],
 )
 def test_translations_cmdlets_references_and_public_values_are_not_secrets(path: str, text: str, found: bool) -> None:
@@ -387,6 +391,17 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
         # a digest named after what it hashes; a product's documented default
         ("deploy.yaml", "    checksum/secret: 7ad47115435dd6ec010a5ae7c66d85f0f7db1baa4d2c6f58423e8b63bda32f1a", False),
         ("compose.yml", "      MINIO_ROOT_PASSWORD: minioadmin", False),
+        ("notify.py", '    "token": "azGDORePK8gMaC0QOYAMyEEuzJnyUi",', False),  # Pushover's documented example
+        ("notify.py", '    "token": "azGDORePK8gMaC0QOYAMyEEuzJnyUq",', True),
+        # a digest of a password, named so (ClickHouse's users.xml); a salt named after hashing is a secret
+        (
+            "users.xml",
+            "<password_sha256_hex>97641a4e7c6a86138d392d25f3adef94a77bfc64df6caa035fe08366775b647c"
+            "</password_sha256_hex>",
+            False,
+        ),
+        ("users.py", 'hashed_password = "d128c34e17242b1ec46ab6bd8d6a66df3b63943c"', False),
+        ("settings.php", '$settings["hash_salt"] = "Xk29dLq8vP3mZr7Tw1Yb5Nc0Hg4Jf6Ks";', True),
     ],
 )
 def test_device_and_tool_syntaxes_references_and_defaults(path: str, text: str, found: bool) -> None:

@@ -70,7 +70,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "minioadmin",  # MinIO's documented default user and password
         "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation
         "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # the API key of Mailgun's documentation
-        "azgdorepk8gmac0qoyaomyeeuzjnyui",  # Pushover's API documentation: its example application token
+        "azgdorepk8gmac0qoyamyeeuzjnyui",  # Pushover's API documentation: its example application token
         "uqirzpo4dxghdmr9qzzfqu27cmvrsg",  # and its example user key
         "dyhg93b0qyjfixfs2guvouubwwvnir2g0fgac9mi",  # CakePHP 2's skeleton's Security.salt, which it asks to change
         # Dynatrace's documentation's API token, Elastic's API key example, Neon's and Prisma's example passwords
@@ -525,9 +525,11 @@ def is_public_key(value: str) -> bool:
 
 def published_claims(payload: dict[str, object]) -> str | None:
     """What a JSON Web Token's claims say of it: `public` for PostgREST's and Supabase's anon role (a key for
-    browsers, limited by row-level security), `example` for the claims of jwt.io's published example (test data
-    signs them anew as a stand-in for a real token: kept, at low confidence), else None."""
-    if payload.get("role") == "anon":
+    browsers, limited by row-level security) and for NATS operator and account JWTs (public claims servers are
+    given to trust; a NATS user needs its nkey seed besides), `example` for the claims of jwt.io's published example
+    (test data signs them anew as a stand-in for a real token: kept, at low confidence), else None."""
+    nats = payload.get("nats")
+    if payload.get("role") == "anon" or isinstance(nats, dict) and nats.get("type") in ("operator", "account"):
         return "public"
     return "example" if payload.get("sub") == "1234567890" and payload.get("name") == "John Doe" else None
 
