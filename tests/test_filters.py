@@ -401,6 +401,8 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
             False,
         ),
         ("users.py", 'hashed_password = "d128c34e17242b1ec46ab6bd8d6a66df3b63943c"', False),
+        ("pjsip.conf", "md5_cred=59ce3966127eb0b608c53ac20f162a6a", False),  # Asterisk's digest of user:realm:pw
+        ("vpn.tf", '  shared_secret = "5BkYAcMYzXamMvy4LZYLeb"', True),  # shared, not sha
         ("settings.php", '$settings["hash_salt"] = "Xk29dLq8vP3mZr7Tw1Yb5Nc0Hg4Jf6Ks";', True),
     ],
 )

@@ -93,7 +93,7 @@ NOT_SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
-HASHED_FIRST = re.compile(r"hashed(?:[_.\-]|(?=[A-Z]))", re.IGNORECASE)
+HASHED_FIRST = re.compile(r"(?i:hashed|md5|sha\d*)(?:[_.\-]|(?=[A-Z]))")
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
                              r"|keyword|keystroke|keyframe|keypress|keydown|keyup|keychain|monkey|turkey|hockey"
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
@@ -390,7 +390,7 @@ def _kind(name: str) -> str | None:
         return None  # a longer word: master-keying, tokenise
     after = after.strip("_.-")
     if after and (NOT_SECRET_NAME.search(after.lower()) or HASHED.search(after)) or HASHED_FIRST.match(bare):
-        return None  # password_sha256_hex, hashed_password: a digest of the secret (crypt formats have rules)
+        return None  # password_sha256_hex, hashed_password, md5_cred: a digest of the secret (crypt formats have rules)
     if after.lower() in ("key", "secret", "secretkey", "secretname", "ref", "secretref") and "pass" in bare.lower():
         return None  # passwordKey: the key under which a password is kept, not the password
     if PASSWORD.search(bare[word.start() : word.end() + 2]) and word.group().lower().rstrip("s") != "pin":
