@@ -7,6 +7,7 @@ finds; files whose name starts with a decoding case say so in the rule's tags. n
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from urllib.parse import unquote
@@ -53,7 +54,6 @@ def test_binary_and_lock_files_are_skipped(tmp_path: Path) -> None:
     secret_line = (FIXTURES / "pos" / "github-pat--ci.sh").read_text()
     (tmp_path / "image.png").write_text(secret_line)
     (tmp_path / "yarn.lock").write_text(secret_line)
-    (tmp_path / "app.min.js").write_text(secret_line)
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01" + secret_line.encode())
     assert scan_directory(tmp_path, DETECTOR) == []
     (tmp_path / "ci.sh").write_text(secret_line)
@@ -228,11 +228,34 @@ def test_a_minified_line_is_read_by_the_rules_that_know_a_prefix_only() -> None:
     assert [m.rule.id for m in DETECTOR.scan_document(short, "dist/app.js")]  # the same on a line of its own
 
 
-def test_source_maps_are_skipped(tmp_path: Path) -> None:
-    secret_line = (FIXTURES / "pos" / "github-pat--ci.sh").read_text()
-    for name in ("index.mjs.map", "index.cjs.map", "index.d.ts.map", "style.css.map"):
-        (tmp_path / name).write_text(secret_line)
-    assert scan_directory(tmp_path, DETECTOR) == []
+def test_a_long_line_read_around_its_keywords_finds_what_its_pieces_do() -> None:
+    token = "ghp_" + (FIXTURES / "pos" / "github-pat--ci.sh").read_text().split("ghp_", 1)[1][:36]
+    dsn = "https://50476fabd0f1b3852716b52aa5e8f428@o7709973.ingest.sentry.io/2370073"  # its keyword after the key
+    pieces = [f'var g="{token}";', f'Sentry.init({{dsn:"{dsn}"}});', f'var h="{token}";']
+    filler = "function(a,b){return a+b};" * 400
+    alone = {(m.rule.id, m.secret, m.match) for piece in pieces for m in DETECTOR.scan_document(piece, "dist/app.js")}
+    long = filler.join(["", *pieces, ""])
+    assert len(long) > 4000 and {rule for rule, _, _ in alone} == {"github-pat", "sentry-dsn"}
+    assert {(m.rule.id, m.secret, m.match) for m in DETECTOR.scan_document(long, "dist/app.js")} == alone
+
+
+def test_bundles_and_source_maps_shipped_with_a_token_are_read_as_minified_code(tmp_path: Path) -> None:
+    """A bundler inlines what the code imported, and a source map carries the sources whole: a provider's token
+    there has shipped. Their long lines are read by the rules that know a prefix, around their keywords only."""
+    token = "ghp_" + (FIXTURES / "pos" / "github-pat--ci.sh").read_text().split("ghp_", 1)[1][:36]
+    filler = "function(a,b){return a+b};" * 400
+    source = f'const client = new Octokit({{ auth: "{token}" }});\nconst key = "Qx7Lm2Vz9KpR4tWn8sYb3cHd";\n'
+    bundle = f'{filler}var c={{apiKey:"Qx7Lm2Vz9KpR4tWn8sYb3cHd"}};var g="{token}";{filler}'
+    (tmp_path / "app.min.js").write_text(bundle)
+    (tmp_path / "app.js.map").write_text(json.dumps({"version": 3, "sources": ["a.ts"], "sourcesContent": [source]}))
+    (tmp_path / "vendor.js.map").write_text(json.dumps({"version": 3, "sourcesContent": [filler * 3]}))
+    found = sorted((f.file, f.rule, f.secret) for f in scan_directory(tmp_path, DETECTOR))
+    assert [(file, rule) for file, rule, _ in found if rule == "github-pat"] == [
+        ("app.js.map", "github-pat"),
+        ("app.min.js", "github-pat"),
+    ]
+    assert all(secret == token for _, rule, secret in found if rule == "github-pat")
+    assert not any(file == "app.min.js" and rule.startswith("generic") for file, rule, _ in found)
 
 
 def test_a_csv_field_the_csv_module_will_not_read_is_passed_over() -> None:

@@ -39,12 +39,14 @@ CONTINUED = re.compile(CONTINUES)
 CONTINUED_ANYWHERE = re.compile(CONTINUES, re.MULTILINE)
 LINE_ENDS_GOING_ON = ("\\\n", "\\\r\n", "^\n", "^\r\n", "`\n", "`\r\n")  # fixed strings found before CONTINUES
 LINE_ENDS_GOING_ON_BYTES = tuple(end.encode() for end in LINE_ENDS_GOING_ON)  # (history's lines, as bytes)
+# A long line is read around its keywords: as far before one as a match may start, as far after as it may end.
+WINDOW_BEFORE, WINDOW_AFTER = 1024, 4096
 MAX_DEPTH = 2  # decoded text is scanned again, and what that decodes once more
 SKIPPED_SUFFIXES = (
     ".png", ".jpg", ".jpeg", ".gif", ".ico", ".bmp", ".webp", ".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf",
     ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".jar", ".war", ".class", ".so", ".dll", ".dylib",
-    ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.js", ".min.css",
-    ".map", ".wav", ".au", ".aif", ".aiff", ".aifc", ".flac", ".ogg", ".m4a", ".pbm", ".pgm", ".ppm", ".ras", ".sgi",
+    ".exe", ".bin", ".o", ".a", ".pyc", ".pdf", ".mp3", ".mp4", ".mov", ".avi", ".wasm", ".min.css",
+    ".wav", ".au", ".aif", ".aiff", ".aifc", ".flac", ".ogg", ".m4a", ".pbm", ".pgm", ".ppm", ".ras", ".sgi",
     ".exr", ".psd", ".tar", ".whl", ".egg", ".pkl", ".pck", ".npy", ".npz",
 )  # fmt: skip
 LOCK_FILES = frozenset(
@@ -52,6 +54,63 @@ LOCK_FILES = frozenset(
      "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock", "go.sum", "packages.lock.json", "mix.lock",
      "pubspec.lock", "podfile.lock", "gradle.lockfile", "flake.lock"}
 )  # fmt: skip
+
+
+class _LongLine:
+    """A long (minified) line, read by each rule only around its keywords' occurrences (a regex tried at each of a
+    megabyte's positions took seconds per rule); the occurrences are found once per keyword."""
+
+    def __init__(self, line: str, keywords: prefilter.Literals | None) -> None:
+        self.lowered = line.lower()
+        self._at: dict[str, list[int]] = {}
+        self._all_found = keywords is not None
+        if keywords is not None:  # every ASCII keyword's every place in one Hyperscan pass, over a byte per character
+            for index, end in keywords.ends(line.encode("ascii", "replace")):
+                word = keywords.words[index].decode()
+                self._at.setdefault(word, []).append(end - len(word))
+
+    def _occurrences(self, keyword: str) -> list[int]:
+        found = self._at.get(keyword)
+        if found is None:
+            found = self._at[keyword] = (
+                [] if self._all_found and keyword.isascii()
+                else [m.start() for m in re.finditer(re.escape(keyword), self.lowered)]
+            )  # fmt: skip
+        return found
+
+    def windows(self, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The stretches around the keywords, merged: as far before one as a match may start, after as it may end."""
+        spans = sorted(
+            (max(0, at - WINDOW_BEFORE), at + len(keyword) + WINDOW_AFTER)
+            for keyword in keywords
+            for at in self._occurrences(keyword)
+        )
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
+
+
+def _found_in(rule: Rule, line: str, long: _LongLine | None) -> Iterator[re.Match[str]]:
+    """A rule's matches in a line; in a long one (whose length lower() keeps) only around the rule's keywords, each
+    match still taken whole."""
+    assert rule.regex is not None
+    if long is None or not rule.keywords or len(long.lowered) != len(line):
+        yield from rule.regex.finditer(line)
+        return
+    reached = 0
+    for start, end in long.windows(rule.keywords):
+        for found in rule.regex.finditer(line, max(start, reached), end):
+            if found.end() == end < len(line):  # cut by the window's end: the match as the whole line has it
+                whole = rule.regex.match(line, found.start())
+                if whole is None:
+                    continue
+                found = whole
+            reached = found.end()
+            yield found
 
 
 def skipped_path(path: str) -> bool:
@@ -502,13 +561,15 @@ class Detector:
         return positions
 
     def _line_matches(self, line: str, index: int, path: str, commit: str, rules: list[Rule]) -> Iterator[Match]:
+        long = None
         if len(line) > LONG_LINE:
             rules = [rule for rule in rules if rule.confidence == "high" and not rule.id.startswith(GENERIC)]
+            long = _LongLine(line, (self._accelerator or self._accelerate()).words if self.accelerated else None)
         for rule in rules:
             if rule.path is not None and not rule.path.search(path):
                 continue
             assert rule.regex is not None
-            for found in rule.regex.finditer(line):
+            for found in _found_in(rule, line, long):
                 secret, start = _secret_of(rule, found)
                 candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
                 yield from self._accept(rule, candidate, line, path, commit)
