@@ -403,6 +403,10 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
         ("users.py", 'hashed_password = "d128c34e17242b1ec46ab6bd8d6a66df3b63943c"', False),
         ("pjsip.conf", "md5_cred=59ce3966127eb0b608c53ac20f162a6a", False),  # Asterisk's digest of user:realm:pw
         ("vpn.tf", '  shared_secret = "5BkYAcMYzXamMvy4LZYLeb"', True),  # shared, not sha
+        # a request's idempotency key is its id; Adyen's client key is made for the page (its API key is not)
+        ("app.log", "DEBUG [payments.http] Idempotency-Key: b8e0a709-fff3-4293-901e-e2775d9c72d1", False),
+        ("dropin.js", "  clientKey: 'live_HIHE78MNOD4DQRQT4I3HJFDVWSB6DKON',", False),
+        ("adyen.py", 'ADYEN_API_KEY = "AQEyhmfxK4Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Wq8"', True),
         ("settings.php", '$settings["hash_salt"] = "Xk29dLq8vP3mZr7Tw1Yb5Nc0Hg4Jf6Ks";', True),
     ],
 )

@@ -67,7 +67,10 @@ PUBLISHED_NAME = re.compile(
     r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key|instrumentation[_.\-]?key", re.IGNORECASE
 )
 PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
-PUBLISHED_SHAPE = re.compile(r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}")
+# Datadog's browser client tokens, Braintree's tokenization keys, Adyen's client keys (for Drop-in, in the page)
+PUBLISHED_SHAPE = re.compile(
+    r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}|(?:live|test)_[A-Z0-9]{32}"
+)
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
 PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
@@ -369,8 +372,12 @@ def _kind(name: str) -> str | None:
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if ENCRYPTED_NAME.match(bare):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
-    if re.search(r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token", bare, re.I):
-        return None  # NextContinuationToken, pageToken: where a listing goes on, not a credential
+    if re.search(
+        r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token|idempotency[_.\-]?key",
+        bare,
+        re.I,
+    ):
+        return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key: a request's id
     last = bare.rsplit(".", 1)[-1]
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
