@@ -102,7 +102,9 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
                              r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
-SEPARATOR = re.compile(r"\s{0,40}(?::=|=>|==|!=|\?\?=|\|\|=|=|:|,|->|：|＝|\s+(?:is|was|will be)\s+|\s)\s{0,32}", re.I)
+# What stands between a name and its value (`?=` and `::=` are make's), longest first where one starts another.
+OPERATORS = "|".join(re.escape(o) for o in (":=", "::=", "?=", "=>", "==", "!=", "??=", "||=", "=", ":", ",", "->"))
+SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)\s+|\s)\s{{0,32}}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
 LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
@@ -244,7 +246,7 @@ def _gate() -> LineGate:
     word = "(?:" + "|".join(w for w in SECRET_WORDS if w.isascii()) + ")"  # the gate judges ASCII lines only
     name = word + r"[0-9A-Za-z_.$\-]*"
     closing = r"[\"'`\]\\]*"
-    separator = f"{space}*(?::=|=>|==|!=|\\?\\?=|\\|\\|=|=|:|,|->|{space}+(?:is|was|will be){space}+|{space}){space}*"
+    separator = f"{space}*(?:{OPERATORS}|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
     prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb})"  # (STRING_PREFIX's, loosened)
