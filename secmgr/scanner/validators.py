@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
 import string
@@ -261,3 +262,33 @@ def key_bytes(secret: str) -> str | None:
         return None
     counting = sum(1 for a, b in zip(numbers, numbers[1:], strict=False) if b - a == 1)
     return None if counting * 2 >= len(numbers) else "medium"
+
+
+BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def base58check(text: str) -> bytes | None:
+    """The payload of a Base58Check string (Bitcoin's: base58, then four bytes of double SHA-256), None if its
+    checksum fails or it is not base58."""
+    number = 0
+    for character in text:
+        digit = BASE58.find(character)
+        if digit < 0:
+            return None
+        number = number * 58 + digit
+    raw = b"\0" * (len(text) - len(text.lstrip("1"))) + number.to_bytes((number.bit_length() + 7) // 8, "big")
+    payload, checksum = raw[:-4], raw[-4:]
+    valid = len(raw) > 4 and hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == checksum
+    return payload if valid else None
+
+
+@validator("bitcoin-private-key")
+def bitcoin_private_key(secret: str) -> str | None:
+    """A Bitcoin private key in Wallet Import Format (version 0x80, or 0xEF on testnet; 32 bytes and a 0x01 for a
+    compressed key) or an extended private key (BIP-32's xprv/tprv): only a valid checksum makes one, so `high`."""
+    payload = base58check(secret)
+    if payload is None:
+        return None
+    wif = len(payload) in (33, 34) and payload[0] in (0x80, 0xEF) and (len(payload) == 33 or payload[33] == 1)
+    extended = len(payload) == 78 and payload[:4] in (bytes.fromhex("0488ade4"), bytes.fromhex("04358394"))
+    return "high" if wif or extended else None
