@@ -406,6 +406,13 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
         # a request's idempotency key is its id; Adyen's client key is made for the page (its API key is not)
         ("app.log", "DEBUG [payments.http] Idempotency-Key: b8e0a709-fff3-4293-901e-e2775d9c72d1", False),
         ("dropin.js", "  clientKey: 'live_HIHE78MNOD4DQRQT4I3HJFDVWSB6DKON',", False),
+        # a digest in a crypt format the hash rules do not name (Authelia's client secrets); keytool's option
+        (
+            "configuration.yml",
+            "    client_secret: '$pbkdf2-sha512$310000$OS2JE9VXzwdOykf0nL5YjQ$u4yxD5S/SyQA6lU3qaT99EfRNN'",
+            False,
+        ),
+        ("keystore.sh", "keytool -genkeypair -storepass:env STOREPASS -keypass:env STOREPASS", False),
         ("adyen.py", 'ADYEN_API_KEY = "AQEyhmfxK4Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Wq8"', True),
         ("settings.php", '$settings["hash_salt"] = "Xk29dLq8vP3mZr7Tw1Yb5Nc0Hg4Jf6Ks";', True),
     ],

@@ -523,8 +523,9 @@ _CAMEL_NAME = r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\d{0,2}"
 NAME_LIST = re.compile(f"{_CAMEL_NAME}(?:\\s*,\\s*{_CAMEL_NAME})+")  # names in camel case, listed
 # A type written as a string (a forward reference): "Optional[ec.EllipticCurvePublicKey]", "List[str]".
 TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
-# Options of a command: `--username=root`, `-v --force`.
-FLAGS = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:=\S*)?(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*")
+# Options of a command: `--username=root`, `-v --force`, keytool's `-keypass:env`.
+FLAGS = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:[=:]\S*)?(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*")
+CRYPT_FORMAT = re.compile(r"\$[a-z0-9-]{1,20}\$(?:[^$\s]{1,100}\$){1,4}[./A-Za-z0-9+=]{16,}")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
@@ -591,6 +592,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or re.fullmatch(r"(?:[\w./\-]*\.(?:md|html?|rst))?#[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*", value)  # url.md#the-api
         or re.search(r"&(?:lt|gt);[^&]*&(?:lt|gt);", value)  # markup: reserve&lt;Token&gt;
         or MODULE_PATH.fullmatch(value)
+        or CRYPT_FORMAT.fullmatch(value)  # $pbkdf2-sha512$310000$…: a digest (the hash rules report the ones they know)
         or TYPE_EXPRESSION.fullmatch(value)
         or QUERY_SYNTAX.search(value)
         or HOST_NAME.fullmatch(value)
