@@ -292,3 +292,12 @@ def bitcoin_private_key(secret: str) -> str | None:
     wif = len(payload) in (33, 34) and payload[0] in (0x80, 0xEF) and (len(payload) == 33 or payload[33] == 1)
     extended = len(payload) == 78 and payload[:4] in (bytes.fromhex("0488ade4"), bytes.fromhex("04358394"))
     return "high" if wif or extended else None
+
+
+@validator("cloudflare-tunnel-token")
+def cloudflare_tunnel_token(secret: str) -> str | None:
+    """A Cloudflare Tunnel token: base64 of JSON naming the account (`a`), the tunnel (`t`) and its secret (`s`)."""
+    claims = _json_object(secret)
+    if claims is None or not {"a", "t", "s"} <= claims.keys():
+        return None
+    return provider_value(str(claims["s"]))
