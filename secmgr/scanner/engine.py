@@ -569,7 +569,7 @@ class Detector:
             if rule.path is not None and not rule.path.search(path):
                 continue
             assert rule.regex is not None
-            for found in _found_in(rule, line, long):
+            for found in rule.regex.finditer(line) if long is None else _found_in(rule, line, long):
                 secret, start = _secret_of(rule, found)
                 candidate = Candidate(rule.id, index, start, secret, rule.confidence, found.group(0))
                 yield from self._accept(rule, candidate, line, path, commit)
