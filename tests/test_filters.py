@@ -413,6 +413,9 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
             False,
         ),
         ("keystore.sh", "keytool -genkeypair -storepass:env STOREPASS -keypass:env STOREPASS", False),
+        # base64 may start with `/` (a Confluent secret); a path's segments are not random runs
+        ("connect.properties", 'password="/XAAJugEnaNyky7opfvAAesf3l60J0jSNSTcJ86yf5l7M/gF8vbrHjT0qIDIhFtS";', True),
+        ("connect.properties", "ssl.truststore.password=/etc/kafka/secrets/truststore.pass", False),
         ("adyen.py", 'ADYEN_API_KEY = "AQEyhmfxK4Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Wq8"', True),
         ("settings.php", '$settings["hash_salt"] = "Xk29dLq8vP3mZr7Tw1Yb5Nc0Hg4Jf6Ks";', True),
     ],

@@ -589,7 +589,7 @@ def prose(value: str) -> bool:
         return True
     if FILE_PATH.fullmatch(value):
         return True  # settings.py, static/chunks/pages/login-2401a219.js: a file's name or relative path
-    return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))
+    return _path(value)
 
 
 def wordy(value: str) -> bool:
@@ -602,7 +602,18 @@ def wordy(value: str) -> bool:
         return True  # prose
     if FILE_PATH.fullmatch(value):
         return True  # a file's name or relative path
-    return bool(re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value))  # a path
+    return _path(value)
+
+
+_RANDOM_RUN = re.compile(r"(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*[0-9])[A-Za-z0-9+=_-]{20,}")
+
+
+def _path(value: str) -> bool:
+    """An absolute, Windows or home path; not base64 that happens to start with `/` (a Confluent secret may), whose
+    "segments" are long runs mixing both cases and digits."""
+    if not re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value):
+        return False
+    return not any(_RANDOM_RUN.fullmatch(part) for part in value.strip("/").split("/"))
 
 
 def character_classes(value: str) -> int:
