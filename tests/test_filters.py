@@ -219,11 +219,13 @@ def test_names_types_paths_and_reads_are_not_secrets(text: str, found: bool) -> 
 
 
 @pytest.mark.parametrize("path", ["tests/cipher.py", "test_cipher.py", "cipher_test.go", "src/cipher.test.ts",
-                                  "SelfTest/Cipher/vectors.py"])  # fmt: skip
-def test_generic_rules_leave_test_files_alone_but_not_code(path: str) -> None:
-    text = "secret_key = '8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b'\n"
-    assert DETECTOR.scan_document(text, "cipher.py")
-    assert DETECTOR.scan_document(text, path) == []
+                                  "SelfTest/Cipher/vectors.py", "cypress/e2e/login.cy.js"])  # fmt: skip
+def test_a_secret_in_a_test_file_is_reported_as_in_code_but_a_stand_in_is_not(path: str) -> None:
+    """Tests log in to staging, sign tokens and seed users with real values (held-out batch 69 lost 18 files to
+    leaving test paths alone); what keeps test data quiet is the filters' judgement of the value, not the path."""
+    found = DETECTOR.scan_document("secret_key = 'c3f1a08e5b27d94c61e0b8a7f2d35c9e4a16b0d87f3e52a9'\n", path)
+    assert [m.rule.id for m in found] == ["generic-api-key"]
+    assert DETECTOR.scan_document("password = 'test'\napi_key = 'fake-api-key'\ntoken = 'dummy-token'\n", path) == []
 
 
 @pytest.mark.parametrize(

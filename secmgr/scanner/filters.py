@@ -106,6 +106,11 @@ PUBLISHED_EXAMPLES = frozenset(
         "czzcaghsa3f0mzpnwdfmqmf0m2jw",
         "fyko+d2lbbfgonrv9qkxdawl",  # the client nonce of SCRAM's RFC 5802
         "dsfd;kfoa,.iyewrkldjkdhsubsgvca69834ncxv9873254k;fg87",  # Cisco type 7's published XOR key
+        # NIST's AES example keys (FIPS-197, SP 800-38A), in every cipher library's test vectors
+        "2b7e151628aed2a6abf7158809cf4f3c",
+        "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+        "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+        "000102030405060708090a0b0c0d0e0f",
     }
 )
 
