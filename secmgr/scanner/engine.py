@@ -94,11 +94,11 @@ class _LongLine:
         return merged
 
 
-def _found_in(rule: Rule, line: str, long: _LongLine | None) -> Iterator[re.Match[str]]:
-    """A rule's matches in a line; in a long one (whose length lower() keeps) only around the rule's keywords, each
-    match still taken whole."""
+def _found_in(rule: Rule, line: str, long: _LongLine) -> Iterator[re.Match[str]]:
+    """A rule's matches in a long line (one whose length lower() keeps) only around the rule's keywords, each match
+    still taken whole."""
     assert rule.regex is not None
-    if long is None or not rule.keywords or len(long.lowered) != len(line):
+    if not rule.keywords or len(long.lowered) != len(line):
         yield from rule.regex.finditer(line)
         return
     reached = 0
