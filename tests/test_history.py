@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from secmgr.scanner import prefilter
+from secmgr.scanner import history, prefilter
 from secmgr.scanner.engine import Detector
 from secmgr.scanner.history import (
     HEADER,
@@ -224,6 +224,29 @@ def test_lines_no_mark_holds_are_left_out_without_changing_a_finding(tmp_path: P
     in_code = lambda position: any(start <= position < end for start, end in code)  # noqa: E731
     keyword_starts = {text.rfind(b"\n", 0, end) + 1 for _, end in keyword_lines.ends(text)}
     assert code and len([k for k in kept if in_code(k)]) < len([k for k in keyword_starts if in_code(k)]) / 5
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_a_log_cut_between_file_diffs_gives_the_findings_of_whole_commits(tmp_path: Path, monkeypatch) -> None:
+    """History reads the log in blocks that may end between two file diffs of one commit (a commit larger than a
+    block is not waited for whole): each block is scanned with the commit it starts in, so every cut gives the
+    findings of the uncut log, commit, author and line numbers included."""
+    from . import test_detection
+
+    repo = new_repo(tmp_path)
+    fixtures = sorted(p for p in test_detection.FIXTURES.rglob("*") if p.is_file())
+    for group in (fixtures[: len(fixtures) // 2], fixtures[len(fixtures) // 2 :]):
+        commit(repo, {p.name.replace("--", "-"): p.read_text() for p in group}, f"{len(group)} fixtures")
+    commit(repo, {"late/.env": f"GH_TOKEN={TOKEN_B}\n", "late/a.txt": f"token: {TOKEN_A}\n"}, "two more")
+    detector = Detector(default_rules())
+    whole = findings_of(repo, detector)
+    assert len({f["commit"] for f in whole}) == 3 and len(whole) > 50
+    with git_log(repo) as process:
+        size = len(process.stdout.read())  # type: ignore[union-attr]
+    assert size > 4 * 1000
+    for block in (1000, 4000, size // 3):
+        monkeypatch.setattr(history, "BLOCK_SIZE", block)
+        assert findings_of(repo, detector) == whole
 
 
 def test_added_lines_of_a_file_diff_read_a_hunk_at_a_time(tmp_path: Path) -> None:

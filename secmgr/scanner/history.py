@@ -171,22 +171,41 @@ def _read_ahead(stream: IO[bytes], chunks_ahead: int = 32) -> Iterator[bytes]:
                 pass
 
 
-def _commit_blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[bytes]:
-    """The log in pieces of whole commits (a piece may hold many)."""
-    pending, held, wanted = [b""], 0, size
+BLOCK_SIZE = 1 << 22
+
+
+def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, bytes]]:
+    """The log in blocks of whole file diffs, each at least `size` long but the last, each with the header line of
+    the commit it starts in (empty when it starts with one). A block may hold many commits, or end between two file
+    diffs of one: scanning does not wait for git to write the whole of a large commit."""
+    pending, held, header = [b""], 0, b""
     for chunk in _read_ahead(stream):
         pending.append(chunk)
         held += len(chunk)
-        if held >= wanted:
-            text = b"".join(pending)
-            cut = text.rfind(b"\n" + _HEADER) + 1
-            if cut > 0:
-                yield text[:cut]
-            pending, held = [text[cut:]], len(text) - cut
-            wanted = held + size  # one commit larger than `size`: read on to its end
+        if held < size:
+            continue
+        text, start = b"".join(pending), 0
+        while (cut := _boundary(text, start + size)) > 0:
+            block = text[start:cut]
+            yield (b"" if block.startswith(_HEADER) else header), block
+            header = _last_header(block) or header
+            start = cut
+        pending, held = [text[start:]], len(text) - start
     text = b"".join(pending)
     if text:
-        yield text
+        yield (b"" if text.startswith(_HEADER) else header), text
+
+
+def _boundary(text: bytes, after: int) -> int:
+    """Where the first commit or file diff that starts at or after `after` starts; 0 when none does."""
+    found = [at for at in (text.find(b"\n" + _HEADER, after - 1), text.find(b"\ndiff --git ", after - 1)) if at >= 0]
+    return min(found) + 1 if found else 0
+
+
+def _last_header(block: bytes) -> bytes:
+    """The last commit header line in `block`; empty when it has none."""
+    at = block.rfind(b"\n" + _HEADER) + 1 or (0 if block.startswith(_HEADER) else -1)
+    return b"" if at < 0 else block[at : block.find(b"\n", at) + 1]
 
 
 def _accelerated_findings(
@@ -203,7 +222,7 @@ def _accelerated_findings(
     unmarked = prefilter.Literals(sorted({*patterns, *escapes})) if marked is None else literals
     unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
     before = 0  # log lines in the pieces already read
-    for block in _commit_blocks(stream):
+    for header, block in _blocks(stream, BLOCK_SIZE):
         if marked is None:
             starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in unmarked.ends(block)})
         else:
@@ -211,7 +230,7 @@ def _accelerated_findings(
             starts = sorted({*_kept(block, candidates, literals), *without_keywords})
         if unkeyed is not None:  # a rule without keywords: its lines go on without one
             starts = sorted({*starts, *unkeyed.lines(block)[0]})
-        numbered: list[tuple[int, bytes]] = []
+        numbered: list[tuple[int, bytes]] = [(before, header)] if header else []  # (its commit, read again)
         diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
         number, counted = before + 1, 0
         for start in starts:
@@ -272,8 +291,9 @@ def _marked(block: bytes, marking: LineMarking) -> tuple[set[int], set[int]]:
 
 
 def _diff_heads(block: bytes) -> list[int]:
-    """Where each `diff --git` line of the block starts, but the newline before it."""
-    heads, at = [], block.find(b"\ndiff --git ")
+    """Where each `diff --git` line of the block starts, but the newline before it (0 for one the block starts
+    with)."""
+    heads, at = [0] if block.startswith(b"diff --git ") else [], block.find(b"\ndiff --git ")
     while at >= 0:
         heads.append(at)
         at = block.find(b"\ndiff --git ", at + 1)
