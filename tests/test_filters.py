@@ -141,6 +141,26 @@ def test_provider_value_validator() -> None:
     assert prefixed("sk_test_Wq8Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Ks8Ne") == "high" and prefixed("sk_test_" + "x" * 32) is None
 
 
+def test_ed25519_keypair_validator() -> None:
+    """A Solana keypair pairs its seed with its public key: a pair that does (made here) is high, 64 varied numbers
+    that do not (a well-shaped fake) medium, counting or too few numbers nothing."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    judge = VALIDATORS["ed25519-keypair"]
+    seed = hashlib.sha256(b"a seed of our own").digest()
+    pair = seed + Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+    numbers = ",".join(str(b) for b in pair)
+    assert judge(numbers) == "high"
+    alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+    number, in_base58 = int.from_bytes(pair, "big"), ""
+    while number:
+        number, digit = divmod(number, 58)
+        in_base58 = alphabet[digit] + in_base58
+    assert judge(in_base58) == "high"
+    assert judge(",".join(str(b) for b in pair[:32] + bytes(reversed(pair[32:])))) == "medium"
+    assert judge(",".join(str(n) for n in range(64))) is None and judge(",".join(str(b) for b in pair[:32])) is None
+
+
 def test_discord_bot_token_validator() -> None:
     judge = VALIDATORS["discord-bot-token"]  # the first part is the bot's id in base64; only the HMAC is judged
     assert judge("NTQ2NDMxMTEzNTMxMTMyMDk1.a5Jhl7.LiECB7lavfWXTKTiVQ47qsxG72VnY6wGD4tylc") == "high"

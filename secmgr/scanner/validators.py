@@ -11,12 +11,15 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import json
 import re
 import string
 import struct
 import zlib
 from collections.abc import Callable
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import filters
 from .filters import b64decode_loose
@@ -267,16 +270,23 @@ def key_bytes(secret: str) -> str | None:
 BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
-def base58check(text: str) -> bytes | None:
-    """The payload of a Base58Check string (Bitcoin's: base58, then four bytes of double SHA-256), None if its
-    checksum fails or it is not base58."""
+def base58(text: str) -> bytes | None:
+    """The bytes `text` spells in base58 (Bitcoin's alphabet; each leading 1 a zero byte), None if it is not base58."""
     number = 0
     for character in text:
         digit = BASE58.find(character)
         if digit < 0:
             return None
         number = number * 58 + digit
-    raw = b"\0" * (len(text) - len(text.lstrip("1"))) + number.to_bytes((number.bit_length() + 7) // 8, "big")
+    return b"\0" * (len(text) - len(text.lstrip("1"))) + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def base58check(text: str) -> bytes | None:
+    """The payload of a Base58Check string (Bitcoin's: base58, then four bytes of double SHA-256), None if its
+    checksum fails or it is not base58."""
+    raw = base58(text)
+    if raw is None:
+        return None
     payload, checksum = raw[:-4], raw[-4:]
     valid = len(raw) > 4 and hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == checksum
     return payload if valid else None
@@ -292,6 +302,27 @@ def bitcoin_private_key(secret: str) -> str | None:
     wif = len(payload) in (33, 34) and payload[0] in (0x80, 0xEF) and (len(payload) == 33 or payload[33] == 1)
     extended = len(payload) == 78 and payload[:4] in (bytes.fromhex("0488ade4"), bytes.fromhex("04358394"))
     return "high" if wif or extended else None
+
+
+def _keypair_bytes(secret: str) -> bytes | None:
+    """The 64 bytes of a keypair written as a list of numbers (`[174,47,...]`) or in base58; None otherwise."""
+    if "," in secret:
+        numbers = [int(n) for n in re.findall(r"\d+", secret)]
+        return bytes(numbers) if len(numbers) == 64 and max(numbers) < 256 else None
+    raw = base58(secret)
+    return raw if raw is not None and len(raw) == 64 else None
+
+
+@validator("ed25519-keypair")
+def ed25519_keypair(secret: str) -> str | None:
+    """An Ed25519 keypair as Solana writes one (its CLI's keypair files, `Keypair.fromSecretKey`, wallets' base58
+    exports): the 32-byte seed, then its public key. `high` when the public key is the seed's own; a well-shaped
+    fake (varied bytes that do not pair up) `medium`; counting or repeated numbers are no key."""
+    raw = _keypair_bytes(secret)
+    if raw is None or len(set(raw)) < 32 or sum(1 for a, b in itertools.pairwise(raw) if b - a == 1) * 2 >= 63:
+        return None
+    public = Ed25519PrivateKey.from_private_bytes(raw[:32]).public_key().public_bytes_raw()
+    return "high" if public == raw[32:] else "medium"
 
 
 @validator("cloudflare-tunnel-token")
