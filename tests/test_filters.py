@@ -284,6 +284,10 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         # an Azure App Service reference to Key Vault holds the secret's address, not the secret
         ("appsettings.json", '"ClientSecret": "@Microsoft.KeyVault(VaultName=kv-prod;SecretName=aad-secret)"', False),
         ("appsettings.json", '"ClientSecret": "Wq8~Lm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Ks8NeQ"', True),
+        # Puppet's Hiera data names where a value is looked up, with its interpolation functions
+        ("data/common.yaml", "profile::ldap::bind_password: \"%{lookup('secrets::ldap_bind')}\"", False),
+        ("data/common.yaml", "profile::rabbitmq::default_pass: \"%{alias('secrets::rabbitmq')}\"", False),
+        ("data/common.yaml", 'profile::rabbitmq::default_pass: "Wq8~Lm2Zx7Rk4Tn9"', True),
         # public by design: a Mapbox public token, PostgREST's anon role; a service role is not
         (
             "map.js",
