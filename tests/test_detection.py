@@ -315,3 +315,32 @@ def test_a_command_continued_over_lines_is_read_as_one() -> None:
     for m in detector.scan_lines(cut, "ping.sh"):
         assert cut[m.line - 1][m.start_column - 1 : m.end_column] == m.secret
     assert [m.line for m in detector.scan_lines(["redis-cli -a 'Qm7Zr2Lx9Kp4' \\", "  ping"], "ping.sh")] == [1]
+
+
+def test_escapes_of_half_a_surrogate_pair_are_read_without_failing() -> None:
+    """An emoji escaped in a notebook's JSON (\\ud83d\\udd11) or an RTF document (\\u-10179?) is two halves of a
+    surrogate pair, each read as U+FFFD: the text around them is scanned as ever."""
+    token = "hf_" + "Qm7Zr2Lx9Kp4Wv8Tn3Hc" + "6Yb1Jd5Fs0Ga2R"
+    notebook = (
+        '{"cells": [{"source": [\n    "Open the \\ud83d\\udd11 panel \\ud83d\\n",\n    "token = \\"%s\\"\\n"\n]}]}'
+    )
+    rtf = "{\\rtf1\\ansi \\u-10179?\\u-8175? token: %s\\par}"
+    for text, path in ((notebook % token, "quickstart.ipynb"), (rtf % token, "handover.rtf")):
+        assert [m.secret for m in DETECTOR.scan_document(text, path)] == [token]
+
+
+def test_a_key_printed_in_a_notebooks_output_is_placed_on_its_first_line() -> None:
+    """A notebook's output lines are JSON strings read as their text: a private key's block spans several, and the
+    finding stands on the line of its BEGIN marker, within that line."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+    )
+    strings = [f'      "{line}\\n",' for line in pem.decode().strip().split("\n")]
+    notebook = '{"outputs": [{"text": [\n' + "\n".join(strings) + "\n]}]}\n"
+    (match,) = DETECTOR.scan_document(notebook, "provisioning.ipynb")
+    line = notebook.split("\n")[match.line - 1]
+    assert match.rule.id == "private-key" and "BEGIN EC PRIVATE KEY" in line
+    assert 1 <= match.start_column <= match.end_column <= len(line)

@@ -285,6 +285,12 @@ RTF_HIDDEN = frozenset({
 RTF_BREAKS = {"par": "\n", "line": "\n", "sect": "\n", "page": "\n", "row": "\n", "cell": "\t", "tab": "\t"}
 
 
+def _character(code: int) -> str:
+    """The character a `\\uXXXX` or RTF `\\uN` escape spells; half of a surrogate pair (an emoji's) as U+FFFD, one
+    for one."""
+    return "\ufffd" if 0xD800 <= code < 0xE000 else chr(code)
+
+
 def is_rtf(text: str) -> bool:
     return text.startswith("{\\rtf")
 
@@ -325,7 +331,7 @@ def rtf_text(lines: list[str]) -> tuple[list[str], list[list[int]]]:
             if hidden[-1]:
                 continue
             if word == "u" and argument:
-                character = chr(int(argument) % 65536)
+                character = _character(int(argument) % 65536)
                 skip = fallback
             elif word is not None:
                 character = RTF_BREAKS.get(word, "")
@@ -418,7 +424,7 @@ def notebook_line(line: str) -> tuple[str, list[int]] | None:
         kept.append(line[at : escape.start()])
         places += range(at, escape.start())
         code, char = escape.groups()
-        kept.append(chr(int(code, 16)) if code else _JSON_ESCAPED.get(char, char))
+        kept.append(_character(int(code, 16)) if code else _JSON_ESCAPED.get(char, char))
         places.append(escape.start())
         at = escape.end()
     kept.append(line[at : found.end(1)])

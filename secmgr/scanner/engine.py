@@ -720,8 +720,10 @@ def _without_colours(line: str) -> tuple[str, list[int]]:
 
 
 def _moved(match: Match, places: list[int]) -> Match:
-    start = places[match.start_column - 1] + 1
-    end = places[max(match.end_column, match.start_column) - 1] + 1
+    """`match` placed where its line's characters were written; a match that ends on a later line (a key's block)
+    keeps its end within its first line."""
+    start = places[min(match.start_column, len(places)) - 1] + 1
+    end = places[min(max(match.end_column, match.start_column), len(places)) - 1] + 1
     return replace(match, start_column=start, end_column=end)
 
 
