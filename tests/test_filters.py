@@ -288,6 +288,11 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("data/common.yaml", "profile::ldap::bind_password: \"%{lookup('secrets::ldap_bind')}\"", False),
         ("data/common.yaml", "profile::rabbitmq::default_pass: \"%{alias('secrets::rabbitmq')}\"", False),
         ("data/common.yaml", 'profile::rabbitmq::default_pass: "Wq8~Lm2Zx7Rk4Tn9"', True),
+        # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words
+        ("android/keystore.properties", "storePassword=*SKrPNXm.8lB-T#s", True),
+        ("android/keystore.properties", "keyPassword=ZKRZY91cL9JRK.vZ", True),
+        ("android/keystore.properties", "keyPassword=signing.password", False),
+        ("signing.gradle", "keyPassword ZKRZY91cL9JRK.vZ", False),
         # public by design: a Mapbox public token, PostgREST's anon role; a service role is not
         (
             "map.js",

@@ -137,6 +137,8 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
+# Files whose values are text as written, never an expression: Java's .properties.
+LITERAL_VALUE_SUFFIXES = (".properties",)
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
@@ -616,14 +618,17 @@ def _identifier_like(value: str, words: bool) -> bool:
     )
 
 
-def _acceptable(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True) -> str | None:
-    """The confidence a value deserves as a secret given to `name`, or None when it is not one. A nonce is key
-    material only now and then (most are sent in the clear), so one is `low` at most."""
-    confidence = _judged(name, kind, value, quoted, spaced, direct)
+def _acceptable(
+    name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool = True, literal: bool = False
+) -> str | None:
+    """The confidence a value deserves as a secret given to `name`, or None when it is not one (`literal`: in a file
+    whose values are text, LITERAL_VALUE_SUFFIXES). A nonce is key material only now and then (most are sent in the
+    clear), so one is `low` at most."""
+    confidence = _judged(name, kind, value, quoted, spaced, direct, literal)
     return "low" if confidence and "nonce" in name.lower() else confidence
 
 
-def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool) -> str | None:
+def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
         return None
@@ -647,7 +652,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     passphrase = kind == "password" and direct and _passphrase(value)
     if (
         signal == "placeholder"
-        or (not quoted and filters.looks_like_code(value))
+        or (not quoted and filters.looks_like_code(value) and not (literal and not filters.wordy(value)))
         or filters.prose(value)
         and not passphrase
     ):
@@ -1067,6 +1072,7 @@ def _at(
             if confidence:  # (else a value with a `%` in it, as written: Lk%3c5N may be a password as it is)
                 yield Candidate(rule, index, at, plain.strip(), confidence, line.strip()[:200], "url")
                 return
-    confidence = _acceptable(name, kind, value, quoted, spaced, direct)
+    literal = path.lower().endswith(LITERAL_VALUE_SUFFIXES)  # `*Kq8.vZ` there is text, not a pointer or a field
+    confidence = _acceptable(name, kind, value, quoted, spaced, direct, literal)
     if confidence:
         yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from .. import filters
+from ..filters import b64decode_loose
 from ..validators import decoded_credentials
 from . import Candidate, analyser
 
@@ -31,15 +32,29 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue
         for found in BASIC.finditer(line):
             pair = decoded_credentials(found.group(1))
+            in_header = bool(HEADER.search(line[: found.start()]))
             if pair is None:
+                if in_header and _api_key(found.group(1)):  # (OneSignal's REST key: `Authorization: Basic <key>`)
+                    yield Candidate("http-basic-api-key-header", index, found.start(1), found.group(1), "medium",
+                                    line.strip()[:2000])  # fmt: skip
                 continue
             user, password = pair
             signal = filters.slot_signal(password)
             if signal == "placeholder" or password == user or user and filters.is_placeholder(user):
                 continue
-            in_header = bool(HEADER.search(line[: found.start()]))
             confidence = "high" if in_header else "medium"
             if signal == "contrived" or filters.hand_typed(password):
                 confidence = "low"
             yield Candidate("http-basic-auth-header", index, found.start(1), found.group(1), confidence,
                             line.strip()[:2000])  # fmt: skip
+
+
+def _api_key(value: str) -> bool:
+    """A key sent as it is with the Basic scheme, not encoding `user:password`: long and generated, judged as the
+    text it encodes when it encodes one."""
+    raw = b64decode_loose(value)
+    text = raw.decode("ascii", "replace") if raw is not None else ""
+    judged = text if text.isprintable() and text.isascii() and len(text) >= 16 else value
+    if len(judged) < 24 or any(c.isspace() for c in judged) or filters.wordy(judged):
+        return False  # text, not a key
+    return filters.placeholder_signal(judged) is None and filters.strength(judged) == "high"
