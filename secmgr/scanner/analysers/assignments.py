@@ -102,8 +102,11 @@ NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthr
                              r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
                              r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
-# What stands between a name and its value (`?=` and `::=` are make's), longest first where one starts another.
-OPERATORS = "|".join(re.escape(o) for o in (":=", "::=", "?=", "=>", "==", "!=", "??=", "||=", "=", ":", ",", "->"))
+# What stands between a name and its value (`?=` and `::=` are make's, `<-` R's), longest first where one starts
+# another.
+OPERATORS = "|".join(
+    re.escape(o) for o in (":=", "::=", "?=", "=>", "==", "!=", "??=", "||=", "=", ":", ",", "->", "<<-", "<-")
+)
 SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)\s+|\s)\s{{0,32}}", re.I)
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
