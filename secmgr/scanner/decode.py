@@ -395,6 +395,61 @@ def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:
         index = end
 
 
+# Formats that fold a long line onto the next, which starts with a space or a tab (RFC 5545, RFC 6350, RFC 2849).
+FOLDING_SUFFIXES = (".ics", ".ical", ".ifb", ".vcf", ".vcard", ".vcs", ".ldif")
+MIME_BOUNDARY = re.compile(r"--[\w'()+,./:=?-]{1,70}(?:--)?\s*")
+QUOTED_ASCII = re.compile(r"=([0-7][0-9A-Fa-f])")
+
+
+def _quoted_ascii(escape: re.Match[str]) -> str:
+    """The ASCII character a quoted-printable escape spells; a control character (=0D=0A) as a space, so that a read
+    line stays one line."""
+    code = int(escape[1], 16)
+    return chr(code) if 0x20 <= code < 0x7F else " "
+
+
+def unfolds(path: str) -> bool:
+    """Whether a file of this name may hold lines its format joins (see `unfolded`): a saved message, a calendar, a
+    vCard, an LDIF file."""
+    name = path.lower()
+    return name.endswith(FOLDING_SUFFIXES) or is_mail(name)
+
+
+def unfolded(lines: Sequence[str], path: str) -> tuple[list[str], list[list[tuple[int, int]] | None]] | None:
+    """The lines as the file's format reads them, where that differs from how they are written: a calendar's, a
+    vCard's or an LDIF file's line folded onto the next (which starts with a space or a tab) is one line again; in a
+    saved message's quoted-printable parts (and a vCard's quoted-printable values) a line broken softly (its last
+    character `=`) runs on into the next, and escapes of ASCII characters (`=3D`) are read. Each read line comes with
+    where its pieces start (offset in it, index of the line written), None for a line read as written; None when
+    every line reads as written."""
+    name = path.lower()
+    folds, mail = name.endswith(FOLDING_SUFFIXES), is_mail(name)
+    if not folds and not mail:
+        return None
+    read: list[str] = []
+    pieces: list[list[tuple[int, int]] | None] = []
+    in_part = broken = False  # in a message's quoted-printable part; the line before ended in a soft break
+    for index, line in enumerate(lines):
+        lowered = line.lower()
+        if mail and not broken:
+            if lowered.startswith("content-transfer-encoding:"):
+                in_part = "quoted-printable" in lowered
+            elif MIME_BOUNDARY.fullmatch(line):
+                in_part = False
+        quoted = in_part or (folds and (broken or "quoted-printable" in lowered))
+        soft = quoted and line.endswith("=")
+        text = QUOTED_ASCII.sub(_quoted_ascii, line[:-1] if soft else line) if quoted else line
+        if read and (broken or folds and line[:1] in (" ", "\t")):
+            text = text if broken else text[1:]
+            pieces[-1] = (pieces[-1] or [(0, index - 1)]) + [(len(read[-1]), index)]
+            read[-1] += text
+        else:
+            read.append(text)
+            pieces.append(None if text == line else [(0, index)])
+        broken = soft
+    return (read, pieces) if any(piece is not None for piece in pieces) else None
+
+
 # A Jupyter notebook keeps each line of a cell's source, and of its text output, as a JSON string of its own, on a
 # line of its own: `    "co = cohere.Client(\"…\")\n",`.
 NOTEBOOK_STRING = re.compile(r'[ \t]*"((?:[^"\\]|\\.)*)",?[ \t]*')

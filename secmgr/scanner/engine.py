@@ -252,7 +252,9 @@ class Detector:
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
         if decode.is_mail(path) and b"content-transfer-encoding" in lowered:
-            return True  # a saved message's base64 bodies, whose lines are read out together
+            return True  # a saved message's base64 or quoted-printable bodies, whose lines are read out together
+        if decode.unfolds(path):
+            return True  # a calendar's, a vCard's, an LDIF file's lines folded onto the next: read together
         if self._goes_on(text, lowered):
             return True  # a command continued on lines that hold no keyword
         return any(
@@ -427,6 +429,8 @@ class Detector:
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
             if decode.has_base64_bodies(path, lowered):
                 found += self._body_matches(lines, allowed, path, commit, depth)
+            if decode.unfolds(path):
+                found = self._with_unfolded(found, lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
             found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
         return _deduplicated(found)
@@ -692,6 +696,33 @@ class Detector:
                 how = "rtf" + (">" + match.decoded if match.decoded else "")
                 yield replace(match, line=index + 1, start_column=start, end_column=end, decoded=how)
 
+    def _with_unfolded(
+        self, found: list[Match], lines: list[str], allowed: set[int], path: str, commit: str, depth: int
+    ) -> list[Match]:
+        """`found`, and the findings in the lines as the file's format reads them (decode.unfolded: folded lines
+        joined, soft line breaks and escapes of quoted-printable read), each on the line written where its secret
+        starts. A finding in a line that reads otherwise is dropped when the line read does not hold its secret
+        (`3DVn4#…` of `password=3DVn4#…`), or when it is the start of what the same rule found there read whole."""
+        unfolded = decode.unfolded(lines, path)
+        if unfolded is None:
+            return found
+        read, pieces = unfolded
+        reading = {index: read[at] for at, starts in enumerate(pieces) if starts for _, index in starts}
+        more: list[Match] = []
+        for match in self.scan_lines(read, path, commit, depth + 1):
+            starts = pieces[match.line - 1]
+            if starts is None:
+                continue
+            index = next(index for offset, index in reversed(starts) if offset < match.start_column)
+            if index in allowed:
+                continue
+            column = lines[index].find(match.secret[:8])
+            start, end = (column + 1, min(column + len(match.secret), len(lines[index]))) if column >= 0 else (1, 1)
+            how = "unfolded" + (">" + match.decoded if match.decoded else "")
+            more.append(replace(match, line=index + 1, start_column=start, end_column=max(start, end), decoded=how))
+        whole = {(m.line, m.rule.id): m.secret for m in more}
+        return [*(m for m in found if not _cut_short(m, reading, whole)), *more]
+
     def _body_matches(self, lines: list[str], allowed: set[int], path: str, commit: str, depth: int) -> Iterator[Match]:
         """Findings in the base64 bodies of MIME parts, each on the body line its secret's first bytes were in."""
         for first, width, text in decode.base64_bodies(lines):
@@ -703,6 +734,16 @@ class Detector:
                 if index not in allowed:
                     how = "base64" + (">" + match.decoded if match.decoded else "")
                     yield replace(match, line=index + 1, start_column=1, end_column=width, decoded=how)
+
+
+def _cut_short(match: Match, reading: dict[int, str], whole: dict[tuple[int, str], str]) -> bool:
+    """Whether a finding in a line written otherwise than it reads (`reading`, by line index) is a misreading: its
+    secret is not in the line read, or is a part of what the same rule found there read whole (`whole`)."""
+    index = match.line - 1
+    if index not in reading:
+        return False
+    longer = whole.get((match.line, match.rule.id), "")
+    return match.secret not in reading[index] or match.secret in longer and match.secret != longer
 
 
 def _without_colours(line: str) -> tuple[str, list[int]]:

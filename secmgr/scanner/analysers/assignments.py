@@ -1031,6 +1031,8 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    if not quoted and value.endswith(".") and not value.endswith("..") and not WORD_DIGITS_DOT.fullmatch(value):
+        value = value[:-1]  # `password: Kq8#vLm2Zx7Rk4Tw. Then…`: the sentence's full stop (Galaxy2022. keeps its own)
     if not quoted and kind == "password" and _passphrase(line[at:].rstrip()):
         value = line[at:].rstrip()  # psk=Quill Zinnia Garnet 14: an INI value runs to the line's end
     elif not quoted and kind == "password" and syntax in ("=", ":") and not path.lower().endswith(CODE_SUFFIXES):
