@@ -288,6 +288,10 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("data/common.yaml", "profile::ldap::bind_password: \"%{lookup('secrets::ldap_bind')}\"", False),
         ("data/common.yaml", "profile::rabbitmq::default_pass: \"%{alias('secrets::rabbitmq')}\"", False),
         ("data/common.yaml", 'profile::rabbitmq::default_pass: "Wq8~Lm2Zx7Rk4Tn9"', True),
+        # PowerShell's environment variable, and a call inside an f-string, stand where a value goes
+        ("create_logins.sql", '-- sqlcmd -i create_logins.sql -v SvcPassword="$env:SVC_REPORTING_PWD"', False),
+        ("mongo.py", 'uri = f"mongodb://{quote_plus(user)}:{quote_plus(password)}@{hosts}/"', False),
+        ("mongo.py", 'uri = "mongodb://app:Wq8~Lm2Zx7Rk4Tn9@db.internal/"', True),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words
         ("android/keystore.properties", "storePassword=*SKrPNXm.8lB-T#s", True),
         ("android/keystore.properties", "keyPassword=ZKRZY91cL9JRK.vZ", True),
@@ -424,13 +428,8 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
         ("compose.yml", "      MINIO_ROOT_PASSWORD: minioadmin", False),
         ("notify.py", '    "token": "azGDORePK8gMaC0QOYAMyEEuzJnyUi",', False),  # Pushover's documented example
         ("notify.py", '    "token": "azGDORePK8gMaC0QOYAMyEEuzJnyUq",', True),
-        # a digest of a password, named so (ClickHouse's users.xml); a salt named after hashing is a secret
-        (
-            "users.xml",
-            "<password_sha256_hex>97641a4e7c6a86138d392d25f3adef94a77bfc64df6caa035fe08366775b647c"
-            "</password_sha256_hex>",
-            False,
-        ),
+        # a digest of a password, named so, is no password (ClickHouse's is a hash rule's, below); a salt named after
+        # hashing is a secret
         ("users.py", 'hashed_password = "d128c34e17242b1ec46ab6bd8d6a66df3b63943c"', False),
         ("pjsip.conf", "md5_cred=59ce3966127eb0b608c53ac20f162a6a", False),  # Asterisk's digest of user:realm:pw
         ("vpn.tf", '  shared_secret = "5BkYAcMYzXamMvy4LZYLeb"', True),  # shared, not sha
@@ -743,3 +742,10 @@ KMS_BLOB = "AQICAHhZq3Lx8Vt2Kp9Rw4Nm7Bc1Fd6Hs0Jy5Gu3Ea8Ti2Ok4Pl7Mn1Qr9Sv6Wx2Yz5A
 )
 def test_encoded_templates_ciphertexts_escapes_and_commas(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
+    """ClickHouse's password_sha256_hex is an unsalted digest: the hash rule reports it as one (as MySQL's native
+    hash), the generic password rule does not take it for the password."""
+    text = "<password_sha256_hex>97641a4e7c6a86138d392d25f3adef94a77bfc64df6caa035fe08366775b647c</password_sha256_hex>"
+    assert [m.rule.id for m in DETECTOR.scan_document(text, "users.xml")] == ["clickhouse-password-hash"]

@@ -255,7 +255,7 @@ def _gate() -> LineGate:
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
     prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb})"  # (STRING_PREFIX's, loosened)
-    quoted = rf"""{prefix}(?:"(?:\\")?[^"\n]{{6}}|'[^'\n]{{6}}|''[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
+    quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted_part = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{1,5}"""
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
@@ -435,6 +435,10 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         inner = line[position + 2 : close]
         if close > position + 2 and not re.search(r"[\s']", inner):
             return position + 2, inner, True
+    if quote in QUOTES and line.startswith(quote * 3, position):  # """…""": Python's, TOML's, Grafana's .ini
+        close = line.find(quote * 3, position + 3)
+        inner = line[position + 3 : close]
+        return (position + 3, inner, True) if close > position + 3 and quote not in inner else None
     if quote in QUOTES:
         if line.startswith("\\" + quote, position + 1):  # "\"…\"": a string literal written inside a string
             close = line.find("\\" + quote, position + 3)

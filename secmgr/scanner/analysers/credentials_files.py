@@ -20,6 +20,7 @@ NOT_SECRET_ENTRY = re.compile(
     r"|(?:^|[_.-])(?:version|region|server|endpoint|namespace|database|dbname|bucket|email|path|level|mode|timeout))$",
     re.IGNORECASE,
 )
+SECRET_NAMED = re.compile(r"pass|pwd|secret|token|key|cred|auth|pin|salt|seed|cookie|session", re.IGNORECASE)
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
 CSV_SUFFIXES = (".csv", ".tsv")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
@@ -85,6 +86,8 @@ def kubernetes_secrets(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue  # a file's content (config.json, a .dockerconfigjson): the decoder reads it again by the rules
         if NUMBERS.fullmatch(value) or ("://" in value and "@" not in value):
             continue  # numbers, dates, versions; an address without credentials
+        if filters.wordy(value) and not SECRET_NAMED.search(key):
+            continue  # `sslmode: require`, `driver: postgresql`: a setting's word under a setting's name
         if (
             len(value) < 6
             or filters.is_placeholder(value)
