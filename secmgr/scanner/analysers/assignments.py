@@ -140,6 +140,8 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
+# A key derivation's parameters, which a salt is stored beside in the clear (an encrypted export, a vault's header).
+KDF_PARAMETERS = re.compile(r"(?i)\b(?:kdf\w*|iterations|memlimit|opslimit|pbkdf2\w*|scrypt|argon2\w*)\b")
 # Files whose values are text as written, never an expression: Java's .properties.
 LITERAL_VALUE_SUFFIXES = (".properties",)
 # An assignment whose literal is on the next line, alone but for the statement's end.
@@ -617,7 +619,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or re.fullmatch(r"(?:cn|ou|dc|uid|o)=[^,=]+(?:,(?:cn|ou|dc|uid|o|l|c|st)=[^,=]+)+", value, re.I)  # an LDAP DN
         or re.fullmatch(r"[A-Za-z_-]{2,}(?:\|[A-Za-z_-]{2,})+", value)  # mismatch|unknown: a pattern's alternatives
         or re.fullmatch(r"(?:hmac-)?(?:sha(?:1|224|256|384|512)|md5):[0-9a-f]{32,128}", value)  # Vault's audit HMACs
-        or re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,}){3,}", value)  # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER: a constant's name
+        or re.fullmatch(r"[A-Z][A-Z0-9]+(?:_[A-Z][A-Z0-9]*){3,}", value)  # VALUE_SPECIFIED_IN_NO_LOG_PARAMETER: a name
         or _published_value(value)
         or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\([\w ,]*\))*\([\w ,]*\)", value)  # a.b().c(x)
         or FLAGS.fullmatch(value)
@@ -944,6 +946,8 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
+    if name.strip("\"'$").lower() == "salt" and KDF_PARAMETERS.search("\n".join(lines)):
+        return  # "salt" beside "kdfIterations": a key derivation's parameter, stored in the clear with what it derives
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
     if REGISTRY_DPAPI.match(line, end):
