@@ -24,11 +24,24 @@ BASIC = re.compile(
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
 
 
+# base64 a command or a call decodes: `echo "…" | base64 -d`, `b64decode("…")`, `atob('…')`, FromBase64String("…").
+ENCODED = r"""["']?([A-Za-z0-9+/]{12,1024}={0,2})["']?"""
+DECODED = re.compile(
+    rf"""(?i)\becho[ \t]+(?:-n[ \t]+)?{ENCODED}[ \t]*\|[ \t]*base64[ \t]+(?:-d|-D|--decode)\b"""
+    rf"""|(?:b64decode|atob|frombase64string|base64_decode|decodebase64|base64\.decode)\([ \t]*(?=["']){ENCODED}"""
+)
+DECODING_WORDS = ("base64", "atob(")
+
+
 @analyser("basic-credentials")
 def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
-    """`Basic <base64 of user:password>` whose decoded password is not a stand-in; one typed by hand is low."""
+    """`Basic <base64 of user:password>` whose decoded password is not a stand-in; one typed by hand is low. The same
+    base64 decoded by a command or a call in place (`echo … | base64 -d`) is `user:password` written encoded."""
     for index, line in enumerate(lines):
-        if "basic" not in line.lower():
+        lowered = line.lower()
+        if any(word in lowered for word in DECODING_WORDS):
+            yield from _decoded_in_place(line, index)
+        if "basic" not in lowered:
             continue
         for found in BASIC.finditer(line):
             pair = decoded_credentials(found.group(1))
@@ -47,6 +60,20 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 confidence = "low"
             yield Candidate("http-basic-auth-header", index, found.start(1), found.group(1), confidence,
                             line.strip()[:2000])  # fmt: skip
+
+
+def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
+    for found in DECODED.finditer(line):
+        encoded = found.group(1) or found.group(2)
+        pair = decoded_credentials(encoded)
+        if pair is None or not pair[0] or pair[1] == pair[0] or filters.is_placeholder(pair[0]):
+            continue
+        signal = filters.slot_signal(pair[1])
+        if signal == "placeholder":
+            continue
+        confidence = "low" if signal == "contrived" or filters.hand_typed(pair[1]) else "medium"
+        yield Candidate("base64-decoded-credentials", index, line.index(encoded, found.start()), encoded, confidence,
+                        line.strip()[:2000], "base64")  # fmt: skip
 
 
 def _api_key(value: str) -> bool:
