@@ -292,11 +292,9 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("create_logins.sql", '-- sqlcmd -i create_logins.sql -v SvcPassword="$env:SVC_REPORTING_PWD"', False),
         ("mongo.py", 'uri = f"mongodb://{quote_plus(user)}:{quote_plus(password)}@{hosts}/"', False),
         ("mongo.py", 'uri = "mongodb://app:Wq8~Lm2Zx7Rk4Tn9@db.internal/"', True),
-        # TeamCity's parameter; a constant's name where the value goes; a key derivation's salt, stored in the clear
+        # TeamCity's parameter; a constant's name where the value goes
         ("settings.kts", '    ./scripts/deploy.sh --token "%env.DEPLOY_TOKEN%"', False),
         ("unattend.xml", "<AdministratorPassword><Value>BASE64_OF_PASSWORD_PLUS_SUFFIX</Value>", False),
-        ("export.json", '{"encrypted": true, "salt": "O42/KEscBPdXbPMyBOUZlw==", "kdfIterations": 600000}', False),
-        ("export.json", '{"encrypted": true, "salt": "O42/KEscBPdXbPMyBOUZlw=="}', True),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words
         ("android/keystore.properties", "storePassword=*SKrPNXm.8lB-T#s", True),
         ("android/keystore.properties", "keyPassword=ZKRZY91cL9JRK.vZ", True),

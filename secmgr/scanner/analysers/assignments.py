@@ -140,8 +140,6 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
-# A key derivation's parameters, which a salt is stored beside in the clear (an encrypted export, a vault's header).
-KDF_PARAMETERS = re.compile(r"(?i)\b(?:kdf\w*|iterations|memlimit|opslimit|pbkdf2\w*|scrypt|argon2\w*)\b")
 # Files whose values are text as written, never an expression: Java's .properties.
 LITERAL_VALUE_SUFFIXES = (".properties",)
 # An assignment whose literal is on the next line, alone but for the statement's end.
@@ -946,8 +944,6 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
-    if name.strip("\"'$").lower() == "salt" and KDF_PARAMETERS.search("\n".join(lines)):
-        return  # "salt" beside "kdfIterations": a key derivation's parameter, stored in the clear with what it derives
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
     if REGISTRY_DPAPI.match(line, end):
