@@ -31,6 +31,7 @@ DECODED = re.compile(
     rf"""|(?:b64decode|atob|frombase64string|base64_decode|decodebase64|base64\.decode)\([ \t]*(?=["']){ENCODED}"""
 )
 DECODING_WORDS = ("base64", "atob(")
+USER = re.compile(r"[\w.@+\\-]{1,64}")  # a user name: jdoe, CORP\\jdoe, svc.etl@corp.example
 
 
 @analyser("basic-credentials")
@@ -66,7 +67,9 @@ def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
     for found in DECODED.finditer(line):
         encoded = found.group(1) or found.group(2)
         pair = decoded_credentials(encoded)
-        if pair is None or not pair[0] or pair[1] == pair[0] or filters.is_placeholder(pair[0]):
+        if pair is None or not USER.fullmatch(pair[0]) or any(c.isspace() for c in pair[1]):
+            continue  # `{"flags": {…}}`: JSON, not user:password
+        if pair[1] == pair[0] or filters.is_placeholder(pair[0]):
             continue
         signal = filters.slot_signal(pair[1])
         if signal == "placeholder":
