@@ -316,6 +316,17 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
             f'const SUPABASE_KEY = "{HEADER}.{b64({"iss": "supabase", "role": "service_role"})}.{SIGNATURE}";',
             True,
         ),
+        # an unsigned token (alg none) proves nothing: anyone can write one; the same claims signed are a credential
+        (
+            "auth.test.js",
+            f'const UNSIGNED_TOKEN = "{b64({"alg": "none"})}.{b64({"sub": "user_123", "role": "admin"})}.";',
+            False,
+        ),
+        (
+            "auth.test.js",
+            f'const SIGNED_TOKEN = "{HEADER}.{b64({"sub": "user_123", "role": "admin"})}.{SIGNATURE}";',
+            True,
+        ),
         # NATS operator and account JWTs are public claims a server is given to trust; a user's is a credential
         ("resolver.conf", f"operator: {HEADER}.{b64({'nats': {'type': 'operator'}})}.{SIGNATURE}", False),
         ("resolver.conf", f"ACCT: {HEADER}.{b64({'sub': 'AQ7X', 'nats': {'type': 'account'}})}.{SIGNATURE}", False),

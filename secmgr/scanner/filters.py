@@ -549,15 +549,19 @@ PUBLISHED_JWT_KEYS = (b"your-256-bit-secret", b"a-string-secret-at-least-256-bit
 
 
 def published_jwt(secret: str) -> str | None:
-    """published_claims of a value that is a JSON Web Token, or `published` when an HS256 token verifies with a
-    key PUBLISHED_JWT_KEYS holds (jwt.io's example itself: not a credential); else None."""
+    """published_claims of a value that is a JSON Web Token, `public` for an unsigned one, or `published` when an
+    HS256 token verifies with a key PUBLISHED_JWT_KEYS holds (jwt.io's example itself: not a credential); else
+    None."""
     parts = secret.split(".")
     if len(parts) != 3 or not secret.startswith("eyJ"):
         return None
     try:
+        header = json.loads(base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4)))
         payload = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except ValueError:
         return None
+    if isinstance(header, dict) and str(header.get("alg", "")).lower() == "none" and not parts[2]:
+        return "public"  # unsigned (alg none): anyone can write one, so holding one grants nothing
     signed = f"{parts[0]}.{parts[1]}".encode()
     for key in PUBLISHED_JWT_KEYS:
         signature = base64.urlsafe_b64encode(hmac.new(key, signed, hashlib.sha256).digest()).rstrip(b"=")

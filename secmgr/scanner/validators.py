@@ -69,7 +69,8 @@ def _json_object(part: str) -> dict[str, object] | None:
 
 @validator("jwt")
 def jwt(secret: str) -> str | None:
-    """A JSON Web Token: a JSON header naming its `alg`, a JSON payload, and a signature unless `alg` is none."""
+    """A JSON Web Token: a JSON header naming its `alg`, a JSON payload, and a signature (an unsigned one, `alg`
+    none, is no credential: anyone can write one)."""
     parts = secret.split(".")
     if len(parts) < 2:
         return None
@@ -78,7 +79,9 @@ def jwt(secret: str) -> str | None:
         return None
     if payload is None:
         return "medium" if "enc" in header else None  # an encrypted token's second part is a key, not JSON
-    if str(header.get("alg", "")).lower() != "none" and (len(parts) < 3 or len(parts[2]) < 16):
+    if str(header.get("alg", "")).lower() == "none" and (len(parts) < 3 or not parts[2]):
+        return None  # unsigned: anyone can write one
+    if len(parts) < 3 or len(parts[2]) < 16:
         return None
     published = filters.published_claims(payload)
     return None if published == "public" else "low" if published == "example" else "high"
