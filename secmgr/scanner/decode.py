@@ -131,9 +131,13 @@ def looks_encoded(text: str) -> bool:
 def forms(keyword: str) -> set[str]:
     """Fixed strings that a keyword's hex (of the keyword as written and in capitals: -----BEGIN, AKIA), base64
     (standard and URL-safe, at each alignment) and base64 of its hex always contain; none shorter than 8 characters
-    (keywords are matched regardless of case, which the hex of letters does not follow)."""
+    but for a keyword of four or five starting the encoded value (5 or 6: `a2V5L` of `key-…`), as a whole token
+    encoded starts (keywords are matched regardless of case, which the hex of letters does not follow)."""
     raw = keyword.encode()
     found = {raw.hex(), raw.upper().hex()} if len(raw) >= 4 else set()
+    if 4 <= len(raw) <= 5:  # a short keyword starting the encoded value (base64 of a whole token, key-…): the
+        start = base64.b64encode(raw).decode()[: len(raw) * 8 // 6]  # characters its bytes alone decide
+        found |= {start, start.replace("+", "-").replace("/", "_")}
     for text in (raw, raw.hex().encode()):
         for pad in range(3):
             encoded = base64.b64encode(b"\0" * pad + text + b"\0\0").decode()
