@@ -294,6 +294,8 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("mongo.py", 'uri = "mongodb://app:Wq8~Lm2Zx7Rk4Tn9@db.internal/"', True),
         # TeamCity's parameter; a constant's name where the value goes
         ("settings.kts", '    ./scripts/deploy.sh --token "%env.DEPLOY_TOKEN%"', False),
+        ("datadog.yaml", 'api_key: "ENC[datadog/api_key]"', False),
+        ("auth.md", "Token response fields: `access_token`, `token_type=bearer`, `expires_in=3600`, `scope`.", False),
         ("unattend.xml", "<AdministratorPassword><Value>BASE64_OF_PASSWORD_PLUS_SUFFIX</Value>", False),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words
         ("android/keystore.properties", "storePassword=*SKrPNXm.8lB-T#s", True),

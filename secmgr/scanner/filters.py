@@ -30,6 +30,7 @@ TEMPLATE = re.compile(
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
+    r"""|^ENC\[[\w./:@\-]{1,200}\]$"""  # the Datadog Agent's secrets backend handles: ENC[datadog/api_key]
     r"""|\{[A-Za-z_][\w.]{0,40}\([^(){}\n]{0,60}\)\}"""  # an f-string's call: {quote_plus(password)}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
     r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%

@@ -678,6 +678,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
     if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value):
         return None  # `passphrase= password= scmVersion=`: names of a command's options
+    if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):
+        return None  # `token_type=bearer`: another pair, a name and its word
     if filters.is_public_key(value):
         return None  # a public key in DER, base64
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
