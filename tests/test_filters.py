@@ -41,6 +41,8 @@ HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Y
         ("********", "placeholder"), ("${DB_PASSWORD}", "placeholder"), ("<password>", "placeholder"),
         ("{{ db_pass }}", "placeholder"), ("$user$pass", "placeholder"), ("a%20secret", "placeholder"),
         ("my_password", "placeholder"), ("example-pass-1", "placeholder"), ("string", "placeholder"),
+        ("NotARealPassword-ForUnitTests-1", "placeholder"),
+        ("encrypted:BLyAQXUyNx8zGgXZ0Gy9A9qLUOfPdIMh8Lxtb2YbVyO2GE6YQulwCeBaR3vyRvAyS", "placeholder"),  # dotenvx's
         ("d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", "placeholder"),
         # typed by hand, yet a credential where only a credential goes
         ("secret", "contrived"), ("hunter2", "contrived"), ("Secret123", "contrived"), ("012345abcdef", "contrived"),
@@ -295,6 +297,7 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         # TeamCity's parameter; a constant's name where the value goes
         ("settings.kts", '    ./scripts/deploy.sh --token "%env.DEPLOY_TOKEN%"', False),
         ("datadog.yaml", 'api_key: "ENC[datadog/api_key]"', False),
+        ("amplifyconfiguration.json", '"passwordPolicyCharacters": ["REQUIRES_NUMBERS"]', False),
         ("auth.md", "Token response fields: `access_token`, `token_type=bearer`, `expires_in=3600`, `scope`.", False),
         ("unattend.xml", "<AdministratorPassword><Value>BASE64_OF_PASSWORD_PLUS_SUFFIX</Value>", False),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words

@@ -48,7 +48,8 @@ STAND_IN_WORDS = (
     "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
     "redacted", "sensitive*data", "tobemodified",
-    "replace", "insert", "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here",
+    "replace", "insert", "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here",
+    "token_here", "key_here",
     "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
@@ -164,6 +165,7 @@ ENCRYPTED = re.compile(
     r"|^BAMSCRT@\d+@\d+@"  # Bamboo Specs' encrypted values
     r"|^AES:[A-Za-z0-9+/]{22}==:[A-Za-z0-9+/]{16,}={0,2}$"  # GoCD's secure variables: its cipher's IV, then the text
     r"|^\$7\$[A-Za-z0-9+/]{40,}={0,2}$"  # Splunk's values encrypted with its splunk.secret
+    r"|^encrypted:[A-Za-z0-9+/]{40,}={0,2}$"  # dotenvx's values, encrypted to the file's public key (ECIES)
     r"|^\d\.[A-Za-z0-9+/]{16,}={0,2}\|[A-Za-z0-9+/]{16,}={0,2}(?:\|[A-Za-z0-9+/]{16,}={0,2})?$"  # Bitwarden's EncString
 )
 
@@ -408,7 +410,8 @@ NOT_REAL_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder", "your_",
     "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "sensitive*data", "replace",
     "insert",
-    "notreal", "not_real", "not-real", "secret_here", "token_here", "key_here", "_here", "-here", "here_", "todo",
+    "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
+    "_here", "-here", "here_", "todo",
     "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
     "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
     "àmodifier", "wijzigen", "anonymous@",
