@@ -76,6 +76,7 @@ def test_password_slot_validator() -> None:
     assert slot("password") is None and slot("${PW}") is None
     assert slot("secret") == "low" and slot("mypass") == "low" and slot("Summer2024!") == "low"
     assert slot("Rk7pW2qZ9d") == "high"
+    assert slot("pypi-...your") is None  # an ellipsis elides the value
 
 
 @pytest.mark.parametrize(
@@ -298,6 +299,12 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("settings.kts", '    ./scripts/deploy.sh --token "%env.DEPLOY_TOKEN%"', False),
         ("datadog.yaml", 'api_key: "ENC[datadog/api_key]"', False),
         ("amplifyconfiguration.json", '"passwordPolicyCharacters": ["REQUIRES_NUMBERS"]', False),
+        ("rotate.sh", "# Rotate the app DB password: generate, set in Postgres, store in Vault, restart.", False),
+        # expect's `set pass "…"`; a password's name with its encoding after it; a value decoded in place by the shell
+        ("switch_login.exp", 'set pass "Lantern!pelican59"', True),
+        ("README.md", "pass `--full-trace` to see more", False),
+        ("application.properties", "app.db.password.b64=I0pxcGQ/Z3BWOEA5QDF4dGpG", True),
+        ("restore.sh", "export RESTIC_PASSWORD=$(echo 'WjJGZlQwR05aWmF3ci5kbVZ4VGhSUWli' | base64 -d)", True),
         ("auth.md", "Token response fields: `access_token`, `token_type=bearer`, `expires_in=3600`, `scope`.", False),
         ("unattend.xml", "<AdministratorPassword><Value>BASE64_OF_PASSWORD_PLUS_SUFFIX</Value>", False),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words

@@ -412,7 +412,7 @@ NOT_REAL_WORDS = (
     "insert",
     "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo",
-    "fixme", "xxxx", "****", "....", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
+    "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
     "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
     "àmodifier", "wijzigen", "anonymous@",
 )  # fmt: skip

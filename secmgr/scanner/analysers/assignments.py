@@ -132,7 +132,7 @@ REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
-SENTENCE_GOES_ON = re.compile(r"\s+[a-z]{2,}\s+[a-z]{2,}")
+SENTENCE_GOES_ON = re.compile(r"[,;]?\s+[a-z]{2,}\s+[a-z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
@@ -240,6 +240,7 @@ FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
+TCL_SET = re.compile(r"[ \t]*set[ \t]+")  # Tcl's (expect's) assignment: `set pass "…"`
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
 
@@ -284,7 +285,8 @@ def _gate() -> LineGate:
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
             f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
-            f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode)",
+            f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode"
+            f"|\\|{space}*base64{space}+-)",
         ),
         elsewhere=(
             f"{name}{closing}{separator}{tag}{unquoted}",
@@ -385,6 +387,8 @@ def _kind(name: str) -> str | None:
         re.I,
     ):
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key: a request's id
+    if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
+        bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
@@ -756,7 +760,8 @@ _DECODER = (
 DECODING_CALL = re.compile(
     rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*|string\(\s*)?"
     rf"(?:{_DECODER}\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
-    rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode))",
+    rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode)"
+    rf"|\$\(\s*echo\s+(?:-n\s+)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*\|\s*base64\s+(?:-d|-D|--decode)\s*\))",
     re.IGNORECASE,
 )
 
@@ -1026,7 +1031,7 @@ def _at(
         return  # a badge's image URL (codecov's ?token=): a read-only token made to be published
     decoding = DECODING_CALL.match(line, position) if syntax in ("=", ":", ":=", "=>") else None
     if decoding is not None:  # password = base64.b64decode("…"): the literal is the secret, encoded
-        literal = decoding.group(1) or decoding.group(2) or ""
+        literal = decoding.group(1) or decoding.group(2) or decoding.group(3) or ""
         plain = _decoded_text(literal)
         confidence = _acceptable(name, kind, plain, True, False, True) if plain else None
         if plain and confidence:
@@ -1057,8 +1062,10 @@ def _at(
         or UCI_OPTION.match(line, 0, start) is not None
     )
     spaced = syntax == "" and not netrc
+    tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
     if (spaced or syntax in ("is", "was", "will be")) and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
-        return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
+        if not tcl_set:
+            return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
     if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):
         return  # "API Secret:x": the name of another pair follows, not a value
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":
