@@ -179,17 +179,18 @@ def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, bytes]]:
     the commit it starts in (empty when it starts with one). A block may hold many commits, or end between two file
     diffs of one: scanning does not wait for git to write the whole of a large commit."""
     pending, held, header = [b""], 0, b""
+    wanted = min(size, 1 << 20)  # the first block small, so that scanning starts as soon as git has written some
     for chunk in _read_ahead(stream):
         pending.append(chunk)
         held += len(chunk)
-        if held < size:
+        if held < wanted:
             continue
         text, start = b"".join(pending), 0
-        while (cut := _boundary(text, start + size)) > 0:
+        while (cut := _boundary(text, start + wanted)) > 0:
             block = text[start:cut]
             yield (b"" if block.startswith(_HEADER) else header), block
             header = _last_header(block) or header
-            start = cut
+            start, wanted = cut, size
         pending, held = [text[start:]], len(text) - start
     text = b"".join(pending)
     if text:
