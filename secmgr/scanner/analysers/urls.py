@@ -20,6 +20,10 @@ from . import Candidate, analyser
 BASIC = re.compile(
     r"(?i)(?<![\w-])basic[ \t]{1,4}([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])"
 )
+# A value named for Basic credentials: `"basic_client": "…"`, `basicAuth = '…'` (an API client's environment).
+BASIC_NAMED = re.compile(
+    r"""(?i)(?<![\w-])basic[\w-]{0,30}["']?[ \t]*[:=][ \t]*["']([A-Za-z0-9+/]{12,1024}={0,2})["']"""
+)
 # In a header: `Authorization: Basic`, `"Authorization": "Basic`, `proxy_set_header Authorization "Basic`.
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
 
@@ -43,7 +47,7 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             yield from _decoded_in_place(line, index)
         if "basic" not in lowered:
             continue
-        for found in BASIC.finditer(line):
+        for found in (*BASIC.finditer(line), *BASIC_NAMED.finditer(line)):
             pair = decoded_credentials(found.group(1))
             in_header = bool(HEADER.search(line[: found.start()]))
             if pair is None:
