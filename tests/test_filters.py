@@ -298,6 +298,9 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         # TeamCity's parameter; a constant's name where the value goes
         ("settings.kts", '    ./scripts/deploy.sh --token "%env.DEPLOY_TOKEN%"', False),
         ("datadog.yaml", 'api_key: "ENC[datadog/api_key]"', False),
+        ("lexik_jwt_authentication.yaml", "    pass_phrase: '%env(JWT_PASSPHRASE)%'", False),
+        ("Connect.pm", "#   export ACME_DB_DSN='dbi:mysql:database=reports;host=db01'", False),
+        ("conftest.py", '    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")', False),
         ("amplifyconfiguration.json", '"passwordPolicyCharacters": ["REQUIRES_NUMBERS"]', False),
         ("rotate.sh", "# Rotate the app DB password: generate, set in Postgres, store in Vault, restart.", False),
         # expect's `set pass "…"`; a password's name with its encoding after it; a value decoded in place by the shell

@@ -31,6 +31,7 @@ TEMPLATE = re.compile(
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
     r"""|^ENC\[[\w./:@\-]{1,200}\]$"""  # the Datadog Agent's secrets backend handles: ENC[datadog/api_key]
+    r"""|%env\([\w:.\-]{1,120}\)%"""  # Symfony's environment variable processors: %env(resolve:JWT_SECRET_KEY)%
     r"""|\{[A-Za-z_][\w.]{0,40}\([^(){}\n]{0,60}\)\}"""  # an f-string's call: {quote_plus(password)}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
     r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%
@@ -148,7 +149,7 @@ def _repeats_a_unit(value: str) -> bool:
 STAND_IN_VALUES = frozenset(
     {"pass", "password", "passwd", "passw0rd", "secret", "pwd", "user", "username", "token", "apikey", "api_key",
      "key", "value", "string", "xxx", "test", "foo", "bar", "baz", "qux", "default", "letmein", "logmein",
-     "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword"}
+     "hunter2", "welcome", "s3cr3t", "p@ssw0rd", "p@ssword", "secret-key", "mypassword", "testing"}
 )  # fmt: skip
 # Encrypted values: Jasypt ENC(...), SOPS ENC[...], Ansible Vault, Maven's {...}, Vault transit, sealed secrets.
 ENCRYPTED = re.compile(

@@ -684,6 +684,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # `passphrase= password= scmVersion=`: names of a command's options
     if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):
         return None  # `token_type=bearer`: another pair, a name and its word
+    if re.match(r"(?i)dbi:\w+:", value) and not re.search(r"(?i)(?:password|pwd)=", value):
+        return None  # a Perl DBI data source without a password: where to connect, not how
     if filters.is_public_key(value):
         return None  # a public key in DER, base64
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
