@@ -301,6 +301,8 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("lexik_jwt_authentication.yaml", "    pass_phrase: '%env(JWT_PASSPHRASE)%'", False),
         ("Connect.pm", "#   export ACME_DB_DSN='dbi:mysql:database=reports;host=db01'", False),
         ("conftest.py", '    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")', False),
+        ("configuration.yaml", "  password: '!secret.yaml password'", False),
+        ("gateway.log", '{"paymentMethodNonce":"161a239c-a3a3-4e9c-a86b-b1a29a2fe6bf"}', False),
         ("amplifyconfiguration.json", '"passwordPolicyCharacters": ["REQUIRES_NUMBERS"]', False),
         ("rotate.sh", "# Rotate the app DB password: generate, set in Postgres, store in Vault, restart.", False),
         # expect's `set pass "…"`; a password's name with its encoding after it; a value decoded in place by the shell
@@ -308,6 +310,7 @@ def test_a_passphrase_given_as_a_password_is_kept_though_words_joined_are_not_a_
         ("README.md", "pass `--full-trace` to see more", False),
         ("application.properties", "app.db.password.b64=I0pxcGQ/Z3BWOEA5QDF4dGpG", True),
         ("restore.sh", "export RESTIC_PASSWORD=$(echo 'WjJGZlQwR05aWmF3ci5kbVZ4VGhSUWli' | base64 -d)", True),
+        (".Rprofile", '    BIOBANK_PASS = rawToChar(base64enc::base64decode("TWFybW90IUNvYmFsdDg4IQ=="))', True),
         ("auth.md", "Token response fields: `access_token`, `token_type=bearer`, `expires_in=3600`, `scope`.", False),
         ("unattend.xml", "<AdministratorPassword><Value>BASE64_OF_PASSWORD_PLUS_SUFFIX</Value>", False),
         # a .properties value is text as written: not a pointer (*p) or a field (a.b), unless it is only words

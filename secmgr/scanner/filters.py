@@ -32,6 +32,7 @@ TEMPLATE = re.compile(
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
     r"""|^ENC\[[\w./:@\-]{1,200}\]$"""  # the Datadog Agent's secrets backend handles: ENC[datadog/api_key]
     r"""|%env\([\w:.\-]{1,120}\)%"""  # Symfony's environment variable processors: %env(resolve:JWT_SECRET_KEY)%
+    r"""|^!secret(?:\.ya?ml)?[ \t]+[\w.\-]{1,80}$"""  # Zigbee2MQTT's references: '!secret.yaml pw'
     r"""|\{[A-Za-z_][\w.]{0,40}\([^(){}\n]{0,60}\)\}"""  # an f-string's call: {quote_plus(password)}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
     r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%

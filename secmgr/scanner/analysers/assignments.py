@@ -636,7 +636,9 @@ def _acceptable(
     whose values are text, LITERAL_VALUE_SUFFIXES). A nonce is key material only now and then (most are sent in the
     clear), so one is `low` at most."""
     confidence = _judged(name, kind, value, quoted, spaced, direct, literal)
-    return "low" if confidence and "nonce" in name.lower() else confidence
+    if confidence and "nonce" in name.lower():
+        return None if filters.UUID_LAYOUT.fullmatch(value.strip("\"'")) else "low"  # (a payment method's nonce: an id)
+    return confidence
 
 
 def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
@@ -756,11 +758,11 @@ def _passphrase(value: str) -> bool:
 # PHP's base64_decode, Terraform's base64decode, Jinja's `| b64decode` (its literal before the filter).
 _DECODER = (
     r"(?:(?:\[(?:system\.)?convert\]::)?"
-    rf"[\w.]*(?:{'|'.join(DECODERS)})"
+    rf"(?:[\w.]|::)*(?:{'|'.join(DECODERS)})"
     r"|[\w.]*base64\.get(?:mime|url)?decoder\(\)\.decode)"
 )
 DECODING_CALL = re.compile(
-    rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*|string\(\s*)?"
+    rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*|(?:string|rawToChar)\(\s*)?"
     rf"(?:{_DECODER}\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
     rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode)"
     rf"|\$\(\s*echo\s+(?:-n\s+)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*\|\s*base64\s+(?:-d|-D|--decode)\s*\))",
