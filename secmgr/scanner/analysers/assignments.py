@@ -665,7 +665,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     passphrase = kind == "password" and direct and _passphrase(value)
     if (
         signal == "placeholder"
-        or (not quoted and filters.looks_like_code(value) and not (literal and not filters.wordy(value)))
+        or (not quoted and filters.looks_like_code(value) and (not literal or filters.wordy(value)))
         or filters.prose(value)
         and not passphrase
     ):
@@ -1067,9 +1067,9 @@ def _at(
     )
     spaced = syntax == "" and not netrc
     tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
-    if (spaced or syntax in ("is", "was", "will be")) and WEAK.fullmatch(name) and (name.islower() or name.istitle()):
-        if not tcl_set:
-            return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
+    word = WEAK.fullmatch(name) and (name.islower() or name.istitle())
+    if (spaced or syntax in ("is", "was", "will be")) and word and not tcl_set:
+        return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
     if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):
         return  # "API Secret:x": the name of another pair follows, not a value
     if spaced and not (quoted or ASSIGNMENT_SYNTAX.match(line[:start])) and kind == "weak":

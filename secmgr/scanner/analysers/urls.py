@@ -55,15 +55,19 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                     yield Candidate("http-basic-api-key-header", index, found.start(1), found.group(1), "medium",
                                     line.strip()[:2000])  # fmt: skip
                 continue
-            user, password = pair
-            signal = filters.slot_signal(password)
-            if signal == "placeholder" or password == user or user and filters.is_placeholder(user):
-                continue
-            confidence = "high" if in_header else "medium"
-            if signal == "contrived" or filters.hand_typed(password):
-                confidence = "low"
-            yield Candidate("http-basic-auth-header", index, found.start(1), found.group(1), confidence,
-                            line.strip()[:2000])  # fmt: skip
+            confidence = _judged_pair(*pair, "high" if in_header else "medium")
+            if confidence:
+                yield Candidate("http-basic-auth-header", index, found.start(1), found.group(1), confidence,
+                                line.strip()[:2000])  # fmt: skip
+
+
+def _judged_pair(user: str, password: str, sure: str) -> str | None:
+    """The confidence `user:password` deserves (`sure` at most), None when the password stands in or is the user's
+    name; one typed by hand is low."""
+    signal = filters.slot_signal(password)
+    if signal == "placeholder" or password == user or user and filters.is_placeholder(user):
+        return None
+    return "low" if signal == "contrived" or filters.hand_typed(password) else sure
 
 
 def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
@@ -72,14 +76,10 @@ def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
         pair = decoded_credentials(encoded)
         if pair is None or not USER.fullmatch(pair[0]) or any(c.isspace() for c in pair[1]):
             continue  # `{"flags": {…}}`: JSON, not user:password
-        if pair[1] == pair[0] or filters.is_placeholder(pair[0]):
-            continue
-        signal = filters.slot_signal(pair[1])
-        if signal == "placeholder":
-            continue
-        confidence = "low" if signal == "contrived" or filters.hand_typed(pair[1]) else "medium"
-        yield Candidate("base64-decoded-credentials", index, line.index(encoded, found.start()), encoded, confidence,
-                        line.strip()[:2000], "base64")  # fmt: skip
+        confidence = _judged_pair(*pair, "medium")
+        if confidence:
+            yield Candidate("base64-decoded-credentials", index, line.index(encoded, found.start()), encoded,
+                            confidence, line.strip()[:2000], "base64")  # fmt: skip
 
 
 def _api_key(value: str) -> bool:
