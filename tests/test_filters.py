@@ -781,3 +781,19 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
     hash), the generic password rule does not take it for the password."""
     text = "<password_sha256_hex>97641a4e7c6a86138d392d25f3adef94a77bfc64df6caa035fe08366775b647c</password_sha256_hex>"
     assert [m.rule.id for m in DETECTOR.scan_document(text, "users.xml")] == ["clickhouse-password-hash"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a command's output substituted into the value, quoted or not, is made when the line runs
+        ("admin.sh", 'pulsar-admin --auth-params "token:$(cat /run/secrets/pulsar.jwt)" tenants list', False),
+        ("admin.sh", "export API_TOKEN=$(vault kv get -field=token kv/ci)", False),
+        ("admin.sh", 'pulsar-admin --auth-params "token:Rq8vTz2mKx7wLp4nHc9sBd3f" tenants list', True),
+        # a file URL names where a key is kept
+        ("tokens.md", "bin/pulsar tokens create --secret-key file:///etc/pulsar/signing.key --subject billing", False),
+        ("tokens.sh", "bin/pulsar tokens create --secret-key Wq7nZr2Lx9Kp4Tv8Hm3c --subject billing", True),
+    ],
+)
+def test_command_output_and_file_urls_where_a_secret_goes(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

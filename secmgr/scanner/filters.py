@@ -576,6 +576,11 @@ def published_jwt(secret: str) -> str | None:
     return published_claims(payload) if isinstance(payload, dict) else None
 
 
+# A command's output substituted in (`"token:$(cat /run/token)"`): inside a shell's double quotes as well, the
+# value is made when the line runs.
+COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
+
+
 def looks_like_code(value: str) -> bool:
     if POWERSHELL.fullmatch(value):
         return True
@@ -630,7 +635,7 @@ _RANDOM_RUN = re.compile(r"(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*[0-9])[A-Za-z0-9+
 def _path(value: str) -> bool:
     """An absolute, Windows or home path; not base64 that happens to start with `/` (a Confluent secret may), whose
     "segments" are long runs mixing both cases and digits."""
-    if not re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+", value):
+    if not re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+|file:/{1,3}[^\s]+", value):
         return False
     return not any(_RANDOM_RUN.fullmatch(part) for part in value.strip("/").split("/"))
 

@@ -212,6 +212,16 @@ def provider_value(secret: str) -> str | None:
     return "low" if signal == "contrived" else "high"
 
 
+@validator("erlang-cookie")
+def erlang_cookie(secret: str) -> str | None:
+    """An Erlang cookie, judged as `provider-value` judges one; a Kubernetes Secret's `data:` holds it in base64,
+    and there it is judged by the text it decodes to (`UkVQTEFDRV9XSVRI…` is REPLACE_WITH…, a stand-in)."""
+    decoded = b64decode_loose(secret) if len(secret) % 4 == 0 and len(secret) >= 24 else None
+    if decoded is not None and decoded.isascii() and decoded.decode().isprintable() and len(decoded) >= 16:
+        return provider_value(decoded.decode())
+    return provider_value(secret)
+
+
 @validator("dropbox-long-lived")
 def dropbox_long_lived(secret: str) -> str | None:
     """A Dropbox long-lived token: the ten `A`s after its first 11 characters are the format's own, so only the
