@@ -60,6 +60,25 @@ def test_binary_and_lock_files_are_skipped(tmp_path: Path) -> None:
     assert [f.file for f in scan_directory(tmp_path, DETECTOR)] == ["ci.sh"]
 
 
+def test_an_ethereum_keystore_is_ciphertext_and_public_parameters(tmp_path: Path) -> None:
+    """geth's keystore files (UTC--<time>--<address>) hold a key encrypted with a password: its salt, iv and mac are
+    the cipher's public parameters. The same `salt` in a file of another name is a value given to a secret's name."""
+    keystore = (
+        '{"address": "5a0f3c1d9e2b7a4c6f8d0e1b3a5c7e9f2d4b6a8c", "crypto": {"cipher": "aes-128-ctr",\n'
+        '"ciphertext": "c91f0a7e3d5b2c8f6a4e1d9b7c3f5a2e8d6b4c1f9e7a3d5b2c8f6a4e1d9b7c3f",\n'
+        '"kdf": "scrypt", "kdfparams": {"dklen": 32, "n": 262144, "p": 1, "r": 8,\n'
+        '"salt": "7e2d9c4b1a8f3e6d5c0b9a7f2e4d1c8b6a3f9e5d2c7b0a4f8e1d6c3b9a5f2e7d"},\n'
+        '"mac": "4b8e2f7a1d9c3e6b5a0f8d2c7e4b1a9f6d3c8e5b2a7f0d4c9e1b6a3f8d5c2e7b"}, "version": 3}\n'
+    )
+    (tmp_path / "keystore").mkdir()
+    (tmp_path / "keystore" / "UTC--2024-03-11T09-14-52.118Z--5a0f3c1d9e2b7a4c6f8d0e1b3a5c7e9f2d4b6a8c").write_text(
+        keystore
+    )
+    assert scan_directory(tmp_path, DETECTOR) == []
+    (tmp_path / "config.json").write_text(keystore)
+    assert {f.file for f in scan_directory(tmp_path, DETECTOR)} == {"config.json"}
+
+
 def test_a_repositorys_own_directory_is_skipped_but_a_nested_ones_remotes(tmp_path: Path) -> None:
     """`.git/` is not the project's content, but a working copy copied into the tree brings its `.git/config`,
     whose remotes may hold a token in their URL (Mercurial's `.hg/hgrc` likewise); the scanned tree's own is left

@@ -44,6 +44,7 @@ HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Y
         ("NotARealPassword-ForUnitTests-1", "placeholder"),
         ("encrypted:BLyAQXUyNx8zGgXZ0Gy9A9qLUOfPdIMh8Lxtb2YbVyO2GE6YQulwCeBaR3vyRvAyS", "placeholder"),  # dotenvx's
         ("d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", "placeholder"),
+        ("empty.", "placeholder"), ("blank,", "placeholder"),  # the slot's word ending a sentence or a clause
         # typed by hand, yet a credential where only a credential goes
         ("secret", "contrived"), ("hunter2", "contrived"), ("Secret123", "contrived"), ("012345abcdef", "contrived"),
         ("myPassword", "contrived"), ("aB1cD2eF3gH4iJ5kL6mN", "contrived"), ("12345678", "contrived"),
@@ -381,6 +382,14 @@ def test_jwt_ios_example_is_dropped_and_its_claims_signed_anew_kept_low_whatever
         assert found and all(m.confidence == "low" for m in found), found
     other = signed({"sub": "svc-billing", "iat": 1716239022}, b"your-256-bit-secret")  # anyone could have made it
     assert DETECTOR.scan_document(f'TOKEN = "{other}"\n', "client.py") == []
+
+
+def test_a_token_signed_with_the_supabase_clis_published_local_secret_is_not_a_credential() -> None:
+    claims = {"iss": "supabase-demo", "role": "service_role", "exp": 1983812996}
+    local = signed(claims, b"super-secret-jwt-token-with-at-least-32-characters-long")  # what `supabase start` prints
+    assert DETECTOR.scan_document(f"SUPABASE_SERVICE_ROLE_KEY={local}\n", ".env.development") == []
+    own = signed(claims, b"Hq8#vLm2Zx7Rk4Tn9Vb3Hc6Yp1Jd5Gf0Wq4Lz8")  # a project's own secret signs a real key
+    assert [m.rule.id for m in DETECTOR.scan_document(f"SUPABASE_SERVICE_ROLE_KEY={own}\n", ".env")] == ["jwt"]
 
 
 @pytest.mark.parametrize(
@@ -793,6 +802,27 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         # a file URL names where a key is kept
         ("tokens.md", "bin/pulsar tokens create --secret-key file:///etc/pulsar/signing.key --subject billing", False),
         ("tokens.sh", "bin/pulsar tokens create --secret-key Wq7nZr2Lx9Kp4Tv8Hm3c --subject billing", True),
+        # letters of both cases that do not split into words (Freshdesk's keys) against an identifier's words
+        ("export.php", "$api_key = 'KqTzWbNmRvLpXcHdYsJf';", True),
+        ("export.php", "$api_key = 'getUserNameFromToken';", False),
+        ("export.php", "$api_key = 'XMLHttpRequestUpload';", False),
+        # analytics keys made for the page (Mixpanel's project token, Amplitude's API key), not their secrets
+        ("init.js", "const MIXPANEL_PROJECT_TOKEN = '3f9a0c27d1b84e6a95c0d7e2b1f48a63';", False),
+        ("init.js", "const AMPLITUDE_BROWSER_KEY = '7c1e9b3a5d2f4086a1b7c3e9d5f20a84';", False),
+        (".env", "MIXPANEL_API_SECRET=3f9a0c27d1b84e6a95c0d7e2b1f48a63", True),
+        (".env", "AMPLITUDE_SECRET_KEY=7c1e9b3a5d2f4086a1b7c3e9d5f20a84", True),
+        # a list of variables' names, a Vercel secret's name: what holds a value, not the value
+        ("netlify.toml", '  SECRETS_SCAN_OMIT_KEYS = "PUBLIC_POSTHOG_KEY,NUXT_PUBLIC_SITE_URL"', False),
+        ("vercel.json", '    "JWT_SECRET": "@quote-engine-jwt-secret",', False),
+        ("vercel.json", '    "JWT_SECRET": "@q7vLm2-Rz9xWp4Kt8Hn",', True),
+        # CloudFormation's parameters, Elastic Beanstalk's option settings: a name entry and its value entry
+        (
+            "parameters.json",
+            '{\n  "ParameterKey": "DBMasterPassword",\n  "ParameterValue": "O@m%kis@2gK_Y#vRuF"\n}',
+            True,
+        ),
+        ("parameters.json", '{\n  "ParameterKey": "DBInstanceClass",\n  "ParameterValue": "db.t4g.medium"\n}', False),
+        ("options.json", '{"OptionName": "STRIPE_SECRET", "Value": "Tq8vLm2Zx9Rw4Kp7Hc3s"}', True),
     ],
 )
 def test_command_output_and_file_urls_where_a_secret_goes(path: str, text: str, found: bool) -> None:

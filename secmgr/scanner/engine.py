@@ -113,10 +113,16 @@ def _found_in(rule: Rule, line: str, long: _LongLine) -> Iterator[re.Match[str]]
             yield found
 
 
+# An Ethereum keystore (geth's, as wallets write it: UTC--<time>--<address>): a key encrypted with a password, beside
+# the cipher's and the KDF's public parameters (iv, salt, mac).
+KEYSTORE_NAME = re.compile(r"utc--\d{4}-\d\d-\d\dt\d\d-\d\d-\d\d(?:\.\d+)?z--[0-9a-f]{40}(?:\.json)?")
+
+
 def skipped_path(path: str) -> bool:
-    """Binary files, build artefacts and lock files: nothing in them is a secret someone wrote."""
+    """Binary files, build artefacts, lock files and Ethereum keystores: nothing in them is a secret someone wrote."""
     lowered = path.lower()
-    return lowered.endswith(SKIPPED_SUFFIXES) or lowered.rsplit("/", 1)[-1] in LOCK_FILES
+    name = lowered.rsplit("/", 1)[-1]
+    return lowered.endswith(SKIPPED_SUFFIXES) or name in LOCK_FILES or KEYSTORE_NAME.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)

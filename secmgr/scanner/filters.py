@@ -428,8 +428,8 @@ def slot_signal(value: str) -> str | None:
     placeholder; what looks typed by hand (sequences, `secret`, `hunter2`) is `contrived`."""
     stripped = _unescaped(value.strip()) if "&" in value and ";" in value else value.strip()
     lowered = unquote(stripped).lower()
-    if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered) or DESCRIBED.fullmatch(lowered):
-        return "placeholder"
+    if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.rstrip(".,;:!")) or DESCRIBED.fullmatch(lowered):
+        return "placeholder"  # (`empty.`: the slot's word ending a sentence)
     if NAMED_SLOT.fullmatch(stripped) or SOME_SLOT.fullmatch(lowered) or cjk_words(stripped):
         return "placeholder"
     signal = placeholder_signal(value)
@@ -549,9 +549,14 @@ def published_claims(payload: dict[str, object]) -> str | None:
     return "example" if payload.get("sub") == "1234567890" and payload.get("name") == "John Doe" else None
 
 
-# The HMAC keys jwt.io's debugger has signed its example tokens with, then and now: a token they verify was signed
+# The HMAC keys jwt.io's debugger has signed its example tokens with, then and now, and the Supabase CLI's default
+# for a local stack (the keys `supabase start` prints are the same for everyone): a token they verify was signed
 # with a published key, by whoever copied the example.
-PUBLISHED_JWT_KEYS = (b"your-256-bit-secret", b"a-string-secret-at-least-256-bits-long")
+PUBLISHED_JWT_KEYS = (
+    b"your-256-bit-secret",
+    b"a-string-secret-at-least-256-bits-long",
+    b"super-secret-jwt-token-with-at-least-32-characters-long",
+)
 
 
 def published_jwt(secret: str) -> str | None:
@@ -616,10 +621,27 @@ def prose(value: str) -> bool:
     return _path(value)
 
 
+# The parts a mixed-case run of letters falls into as camelCase and acronyms are read: words (get, User, HTTPS)
+# in an identifier, mostly one or two letters in a generated one (R, Avj, MD, Yesf, PC, Gs: RAvjMDYesfPCGs…).
+CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def random_letters(value: str) -> bool:
+    """Sixteen letters or more of both cases that do not split into words: mostly parts of one or two letters, and
+    less than half the value in parts of four or more (Freshdesk's keys are such; of 13,488 mixed-case names of 16
+    letters or more in Python's and its packages' sources, 9 read so, one of them random)."""
+    if not 16 <= len(value) <= 128 or not value.isascii() or not value.isalpha() or value.islower() or value.isupper():
+        return False
+    parts = CASE_PARTS.findall(value)
+    short = sum(len(part) <= 2 for part in parts)
+    worded = sum(len(part) for part in parts if len(part) >= 4 and not part.isupper())
+    return len(parts) >= 5 and short * 5 >= len(parts) * 2 and worded * 2 < len(value)
+
+
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
     if re.fullmatch(r"_*[^\W\d_]+(?:[ _.\-/:][^\W\d_]+)*[_.:?!]?\s*", value):
-        return True  # words of any script: Token hinzufügen
+        return not random_letters(value)  # words of any script: Token hinzufügen
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:

@@ -62,9 +62,12 @@ ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: fas
 SEARCH_ONLY = re.compile(r"search[_.\-]?only|algolia[\w.\-]*search[_.\-]?(?:api[_.\-]?)?key", re.IGNORECASE)
 # Keys their providers document as made to ship inside an app or a page: Facebook's client token, a CAPTCHA's site
 # key (reCAPTCHA, hCaptcha, Turnstile; the secret key is another), Sentry's public key (`?sentry_key=` of a DSN),
-# Application Insights' instrumentation key (an id, sent from browsers).
+# Application Insights' instrumentation key (an id, sent from browsers), Mixpanel's project token (its SDK sends
+# events with it from every page; the API secret is named so), a key named for the browser.
 PUBLISHED_NAME = re.compile(
-    r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key|instrumentation[_.\-]?key", re.IGNORECASE
+    r"facebook[_.\-]?client[_.\-]?token|site[_.\-]?key|sentry[_.\-]?key|instrumentation[_.\-]?key"
+    r"|mixpanel[_.\-]?(?:project[_.\-]?)?token|browser[_.\-]?(?:api[_.\-]?)?key",
+    re.IGNORECASE,
 )
 PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
 # Datadog's browser client tokens, Braintree's tokenization keys, Adyen's client keys (for Drop-in, in the page)
@@ -141,7 +144,7 @@ NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # Files whose values are text as written, never an expression: Java's .properties.
-LITERAL_VALUE_SUFFIXES = (".properties",)
+LITERAL_VALUE_SUFFIXES = (".properties", ".ini")
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
@@ -164,14 +167,14 @@ ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string ins
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
 NAME_ENTRY = re.compile(
-    r"(?:^|[\s{,\[-])[\"']?(?:name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])$"
-)  # (`key`: Postman's; `=`: HCL)
-VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?value[\"']?\s*[:=]\s*(?=\S)")
+    r"(?:^|[\s{,\[-])[\"']?(?:(?:Parameter|Option)?(?:Name|Key)|name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])$"
+)  # (`key`: Postman's; `=`: HCL; CloudFormation's ParameterKey, Elastic Beanstalk's OptionName, AWS's Name/Value)
+VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?(?:(?:Parameter|Option)?Value|value)[\"']?\s*[:=]\s*(?=\S)")
 # What may stand between a name entry and its value: the entry's description (OpenShift templates' parameters).
 DESCRIBING_ENTRY = re.compile(
     r"^\s*[\"']?(?:displayName|description|required|type|label|title|help|hint)[\"']?\s*[:=]", re.IGNORECASE
 )
-VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"']value[\"']\s*:\s*(?=\S)")
+VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"'](?:(?:Parameter|Option)?Value|value)[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
 XML_VALUE_ELEMENT = re.compile(
     r"\s*<(?:string|value|defaultValue)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
@@ -684,6 +687,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
+    if re.fullmatch(r"[A-Z][A-Z0-9_]{2,60}(?:\s*,\s*[A-Z][A-Z0-9_]{2,60})+", value):
+        return None  # "PUBLIC_POSTHOG_KEY,SITE_URL": a list of variables' names (Netlify's SECRETS_SCAN_OMIT_KEYS)
+    if re.fullmatch(r"@[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value):
+        return None  # "@stripe-secret-key": a Vercel secret's name, filled in at deploy
     if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value):
         return None  # `passphrase= password= scmVersion=`: names of a command's options
     if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):

@@ -171,8 +171,17 @@ def _csv_header(lines: Sequence[str]) -> int | None:
     """A CSV file's header: its first line, or the second or third when one of those names a secret column and the
     lines before it are a preamble (Entra ID's bulk-create template starts with `version:v1.0`)."""
     filled = [i for i, line in enumerate(lines[:8]) if line.strip()][:3]
+    if not filled:
+        return None
     named = (i for i in filled if CSV_HEADER.search(lines[i].lower().encode("utf-8", "replace")))
-    return next(named, filled[0] if filled else None)
+    header = next(named, filled[0])
+    if header != filled[0] and _width(lines[filled[0]]) >= _width(lines[header]) > 1:
+        return filled[0]  # as wide as the line naming a secret: the header, and `api_token` below it is data
+    return header
+
+
+def _width(line: str) -> int:
+    return len(_fields(line, _delimiter(line)))
 
 
 @analyser("csv-credentials")
@@ -187,6 +196,7 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             delimiter = "\t" if path.lower().endswith(".tsv") else _delimiter(lines[header])
             rows = range(header + 1, min(len(lines), header + 1 + CSV_ROWS))
             yield from _column_values(lines, header, rows, lambda line: _fields(line, delimiter))
+            yield from _pair_values(lines, header, rows, lambda line: _fields(line, delimiter))
     elif path.lower().endswith(MARKDOWN_SUFFIXES):
         for header in range(len(lines) - 1):
             if "|" in lines[header] and TABLE_RULE.fullmatch(lines[header + 1]):
@@ -307,6 +317,30 @@ def _column_values(
             if confidence is not None:
                 column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
                 yield Candidate("csv-credentials", index, column_at, value, confidence, value)
+
+
+# A table of settings, one per row: a column of names and one of their values (`key_name,value`, `Name;Value`).
+NAME_COLUMN = re.compile(r"(?:key|name|key_?name|setting|parameter|variable|field|property|option)s?", re.IGNORECASE)
+VALUE_COLUMN = re.compile(r"values?|setting_?value", re.IGNORECASE)
+
+
+def _pair_values(
+    lines: Sequence[str], header: int, rows: Iterable[int], fields_of: Callable[[str], list[str]]
+) -> Iterator[Candidate]:
+    """The value column's cell in each row whose name column names a secret (`api_token`, `DB_PASSWORD`)."""
+    names = [name.strip() for name in fields_of(lines[header])]
+    named = next((i for i, name in enumerate(names) if NAME_COLUMN.fullmatch(name)), None)
+    valued = next((i for i, name in enumerate(names) if VALUE_COLUMN.fullmatch(name)), None)
+    if named is None or valued is None:
+        return
+    for index in rows:
+        fields = fields_of(lines[index])
+        if max(named, valued) >= len(fields) or not _secret_column(fields[named]):
+            continue
+        value = fields[valued].strip()
+        confidence = column_confidence(value)
+        if confidence is not None:
+            yield Candidate("csv-credentials", index, max(0, lines[index].find(value)), value, confidence, value)
 
 
 ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

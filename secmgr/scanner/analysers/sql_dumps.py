@@ -15,6 +15,8 @@ CREATE_TABLE = re.compile(rf"^\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?TABLE\s+(?:IF\s+
 INSERT = re.compile(  # (SQL Server's scripts leave INTO out: INSERT [dbo].[Users] (…) VALUES …)
     rf"^\s*(?:INSERT|REPLACE)\s+(?:IGNORE\s+)?(?:INTO\s+|(?=\[))({NAME})\s*(?:\(([^)]*)\))?\s*VALUES\b", re.I
 )
+INSERT_HEAD = re.compile(INSERT.pattern.replace(r"VALUES\b", r"$"), re.I)  # its VALUES on the line below
+VALUES = re.compile(r"^\s*VALUES\b", re.I)
 COPY = re.compile(rf"^\s*COPY\s+({NAME})\s*\(([^)]*)\)\s+FROM\s+stdin", re.I)
 NOT_A_COLUMN = re.compile(r"(?:PRIMARY|UNIQUE|KEY|CONSTRAINT|INDEX|FOREIGN|CHECK|FULLTEXT|SPATIAL|EXCLUDE)\b", re.I)
 SECRET_NAME = re.compile(SECRET_COLUMN, re.I)
@@ -85,7 +87,8 @@ def _split_definitions(body: str) -> list[str]:
 
 def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
     """The value lists `(…), (…)` of a line from `start`: each value a quoted string's text and where it starts, or
-    None for anything else (numbers, NULL, calls); a list the line does not close is left out."""
+    None for anything else (numbers, NULL); at a value not read so (a call, `ARRAY[…]`, a list running on to the next
+    line) the list is given up to it, and the rest of the line is left out."""
     at = line.find("(", start)
     while 0 <= at < len(line):
         values: list[tuple[str | None, int]] = []
@@ -93,7 +96,9 @@ def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
         while True:
             found = TUPLE_VALUE.match(line, position)
             if found is None:
-                return  # a call, a list running on to the next line: nothing more read from this line
+                if values:
+                    yield values
+                return
             quoted = found.group(1)
             values.append((quoted.replace("''", "'").replace("\\'", "'") if quoted is not None else None,
                            found.start(1) if quoted is not None else -1))  # fmt: skip
@@ -133,15 +138,26 @@ def sql_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue
         if created := CREATE_TABLE.match(line):
             tables[_name(created.group(1))] = _defined_columns(lines, index, created.end())
-        elif inserted := INSERT.match(line):
+        elif insert := _insert(lines, index):
+            inserted, first, start = insert
             listed = inserted.group(2)
             names = [_name(n) for n in listed.split(",")] if listed else tables.get(_name(inserted.group(1)), [])
-            index = yield from _inserted(lines, index, inserted.end(), names)
+            index = yield from _inserted(lines, first, start, names)
             continue
         elif copied := COPY.match(line):
             index = yield from _copied(lines, index + 1, [_name(n) for n in copied.group(2).split(",")])
             continue
         index += 1
+
+
+def _insert(lines: Sequence[str], index: int) -> tuple[re.Match[str], int, int] | None:
+    """An INSERT on line `index`, the line its VALUES are on (that one, or the next: `INSERT INTO t (a, b)` /
+    `VALUES (…)`) and where they start."""
+    if inserted := INSERT.match(lines[index]):
+        return inserted, index, inserted.end()
+    headed = INSERT_HEAD.match(lines[index])
+    values = VALUES.match(lines[index + 1]) if headed and index + 1 < len(lines) else None
+    return (headed, index + 1, values.end()) if headed and values else None
 
 
 def _inserted(lines: Sequence[str], first: int, start: int, names: list[str]) -> Generator[Candidate, None, int]:
