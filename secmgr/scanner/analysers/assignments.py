@@ -37,6 +37,7 @@ STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
+    r"|transaction[_.\-]?key|merchant[_.\-]?key|hmac[_.\-]?key|shared[_.\-]?key"  # (Authorize.Net's, PayU's)
     r"|requirepass|masterauth|authtok(?!en)"
     # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
     r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store|auth"
