@@ -43,13 +43,13 @@ HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Y
         ("my_password", "placeholder"), ("example-pass-1", "placeholder"), ("string", "placeholder"),
         ("NotARealPassword-ForUnitTests-1", "placeholder"),
         ("encrypted:BLyAQXUyNx8zGgXZ0Gy9A9qLUOfPdIMh8Lxtb2YbVyO2GE6YQulwCeBaR3vyRvAyS", "placeholder"),  # dotenvx's
-        ("d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", "placeholder"),
+        ("d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", "placeholder"), ("N/A", "placeholder"),
         ("empty.", "placeholder"), ("blank,", "placeholder"),  # the slot's word ending a sentence or a clause
         # typed by hand, yet a credential where only a credential goes
         ("secret", "contrived"), ("hunter2", "contrived"), ("Secret123", "contrived"), ("012345abcdef", "contrived"),
         ("myPassword", "contrived"), ("aB1cD2eF3gH4iJ5kL6mN", "contrived"), ("12345678", "contrived"),
         # generated-looking
-        ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None),
+        ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None), ("Kq8N/a2xZm4T", None),  # (N/a inside base64 is chance)
     ],
 )  # fmt: skip
 def test_slot_signal(value: str, signal: str | None) -> None:
@@ -802,6 +802,20 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         # a file URL names where a key is kept
         ("tokens.md", "bin/pulsar tokens create --secret-key file:///etc/pulsar/signing.key --subject billing", False),
         ("tokens.sh", "bin/pulsar tokens create --secret-key Wq7nZr2Lx9Kp4Tv8Hm3c --subject billing", True),
+        # a crypt hash whose base64 holds `N/A` by chance; Talend's and MuleSoft's encrypted values; a bold word
+        (
+            "user-data.yaml",
+            "    passwd: $6$9HwPGxBFIsaPJgXO$" + "xrZFa90nB/gTriYtipKzklEBf64tOhOAAgQlbSF0KSwr6cMw9h8DBFHacIom9"
+            ".bTN/A2u7mLTrI9zgcwzQqSd0",
+            True,
+        ),
+        (
+            "Prod.properties",
+            "hr_db_Password=enc\\:routine.encryption.key.v1\\:3HKFAFhweMa2HbYHfoa5KPan02a6pQwH8qP=",
+            False,
+        ),
+        ("secure-prod.yaml", '  password: "![xHjKkX4nJaN2+SJli4xKAWYbrIfNLizccx+sWmo/Xlc=]"', False),
+        ("README.md", "2. Tick **Token-Based Authentication** and save.", False),
         # letters of both cases that do not split into words (Freshdesk's keys) against an identifier's words
         ("export.php", "$api_key = 'KqTzWbNmRvLpXcHdYsJf';", True),
         ("export.php", "$api_key = 'getUserNameFromToken';", False),
@@ -825,5 +839,5 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ("options.json", '{"OptionName": "STRIPE_SECRET", "Value": "Tq8vLm2Zx9Rw4Kp7Hc3s"}', True),
     ],
 )
-def test_command_output_and_file_urls_where_a_secret_goes(path: str, text: str, found: bool) -> None:
+def test_references_ciphertexts_lists_and_shapes_where_a_secret_goes(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)

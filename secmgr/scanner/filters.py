@@ -60,13 +60,18 @@ STAND_IN_WORDS = (
     "sk_test_", "pk_test_", "rk_test_", "verylong", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000",
     "11111111-1111",
 )  # fmt: skip
+
+
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
 # count only as whole words.
-LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if len(w) >= 5 or not w.isalpha())
+# (`n/a` as well: base64 holds `N/A` by chance, `bTN/A2u7`)
+def _short_word(word: str) -> bool:
+    return len(word) < 5 and word.replace("/", "").isalpha()
+
+
+LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if not _short_word(w))
 SHORT_STAND_INS = re.compile(
-    r"(?<![A-Za-z0-9])(?i:"
-    + "|".join(re.escape(w) for w in STAND_IN_WORDS if len(w) < 5 and w.isalpha())
-    + r")(?![a-z0-9])"
+    r"(?<![A-Za-z0-9/+])(?i:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if _short_word(w)) + r")(?![a-z0-9/+])"
 )  # whole words, or the first word of a camel-cased value: FakeValues
 PUBLISHED_EXAMPLES = frozenset(
     {
@@ -169,6 +174,8 @@ ENCRYPTED = re.compile(
     r"|^\$7\$[A-Za-z0-9+/]{40,}={0,2}$"  # Splunk's values encrypted with its splunk.secret
     r"|^encrypted:[A-Za-z0-9+/]{40,}={0,2}$"  # dotenvx's values, encrypted to the file's public key (ECIES)
     r"|^\d\.[A-Za-z0-9+/]{16,}={0,2}\|[A-Za-z0-9+/]{16,}={0,2}(?:\|[A-Za-z0-9+/]{16,}={0,2})?$"  # Bitwarden's EncString
+    r"|^enc\\?:routine\.encryption\.key\.v\d+\\?:[A-Za-z0-9+/]{16,}={0,2}$"  # Talend's encrypted context values
+    r"|^!\[[A-Za-z0-9+/]{16,}={0,2}\]$"  # MuleSoft's secure properties (the key is given at deploy)
 )
 
 
@@ -414,11 +421,11 @@ NOT_REAL_WORDS = (
     "insert",
     "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "here_", "todo",
-    "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "n/a", "foobar",
+    "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "foobar",
     "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
     "àmodifier", "wijzigen", "anonymous@",
 )  # fmt: skip
-NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?i:tbd|none|null|fake|todo)(?![a-z0-9])")
+NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a)(?![a-z0-9/+])")
 
 
 def slot_signal(value: str) -> str | None:

@@ -656,8 +656,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         re.search(r"^[+,.]\s|\s[+.]$|,$", value) or value.endswith("(") and filters.strength(value) != "high"
     ):
         return None  # "..." + expr + "...": the quotes around an expression, read inside out
-    if filters.COMMAND_OUTPUT.search(value):
-        return None
+    if filters.COMMAND_OUTPUT.search(value) or re.fullmatch(r"\*{0,2}[^\W\d_]+\*{1,2}", value):
+        return None  # (`Authentication**`: Markdown's bold word)
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
     if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
