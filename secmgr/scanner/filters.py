@@ -496,8 +496,8 @@ def _uuid_with_non_hex(value: str) -> bool:
 def _keyboard_row(value: str) -> bool:
     """Letters all from the keyboard's home row (sldafh309sdf), or nine or more of which three in four are
     (2kjshdfp92i34asdasd): a hand's mash, not a generator's output (a third of random letters are on that row)."""
-    if re.search(r"[A-Z]", value):
-        return False
+    if re.search(r"[A-Z]", value) or re.fullmatch(r"(?:[a-z]{1,10}[-_]){1,3}[0-9a-f-]{16,}", value):
+        return False  # (a provider's prefix before a hexadecimal body: sk-lf-9f9f89b5-…)
     letters = [c for c in value if c.isalpha()]
     if len(set(letters) - set("abcdef")) < 3:
         return False  # hexadecimal digits: a, d and f are on the row
