@@ -816,6 +816,9 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ),
         ("secure-prod.yaml", '  password: "![xHjKkX4nJaN2+SJli4xKAWYbrIfNLizccx+sWmo/Xlc=]"', False),
         ("README.md", "2. Tick **Token-Based Authentication** and save.", False),
+        # an API key as Basic's user with a throwaway password (`<key>:X`, Freshdesk's), not a user's name
+        ("tickets.http", "Authorization: Basic S3E4dkxtMlp4OVJ3NFRuN0hjM3M6WA==", True),
+        ("tickets.http", "Authorization: Basic c3VwcG9ydC1kZXNrLXJvYm90Olg=", False),
         # letters of both cases that do not split into words (Freshdesk's keys) against an identifier's words
         ("export.php", "$api_key = 'KqTzWbNmRvLpXcHdYsJf';", True),
         ("export.php", "$api_key = 'getUserNameFromToken';", False),

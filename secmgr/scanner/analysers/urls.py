@@ -51,7 +51,8 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             pair = decoded_credentials(found.group(1))
             in_header = bool(HEADER.search(line[: found.start()]))
             if pair is None:
-                if in_header and _api_key(found.group(1)):  # (OneSignal's REST key: `Authorization: Basic <key>`)
+                if in_header and (_api_key(found.group(1)) or _key_as_user(found.group(1))):
+                    # (OneSignal's REST key: `Authorization: Basic <key>`; Freshdesk's: base64 of `<key>:X`)
                     yield Candidate("http-basic-api-key-header", index, found.start(1), found.group(1), "medium",
                                     line.strip()[:2000])  # fmt: skip
                 continue
@@ -80,6 +81,17 @@ def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
         if confidence:
             yield Candidate("base64-decoded-credentials", index, line.index(encoded, found.start()), encoded,
                             confidence, line.strip()[:2000], "base64")  # fmt: skip
+
+
+def _key_as_user(value: str) -> bool:
+    """base64 of `<key>:` or `<key>:X`: an API key given as the user with a throwaway password (Freshdesk, Harvest,
+    BambooHR), judged as a provider's value."""
+    raw = b64decode_loose(value)
+    text = raw.decode("ascii", "replace") if raw is not None else ""
+    key, colon, password = text.partition(":")
+    if not colon or password not in ("", "x", "X") or not re.fullmatch(r"[A-Za-z0-9_-]{16,100}", key):
+        return False
+    return filters.provider_signal(key) is None and not filters.wordy(key)
 
 
 def _api_key(value: str) -> bool:
