@@ -49,7 +49,8 @@ HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Y
         ("secret", "contrived"), ("hunter2", "contrived"), ("Secret123", "contrived"), ("012345abcdef", "contrived"),
         ("myPassword", "contrived"), ("aB1cD2eF3gH4iJ5kL6mN", "contrived"), ("12345678", "contrived"),
         # generated-looking
-        ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None), ("sk-lf-9f9f89b5-ff03-485b-a8d1-e09f8d358672", None), ("Kq8N/a2xZm4T", None),  # (N/a inside base64 is chance)
+        ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None), ("Kq8N/a2xZm4T", None),  # (N/a inside base64 is chance)
+        ("sk-lf-9f9f89b5-ff03-485b-a8d1-e09f8d358672", None),  # (a prefix before hex: no home-row mash)
     ],
 )  # fmt: skip
 def test_slot_signal(value: str, signal: str | None) -> None:
