@@ -50,7 +50,7 @@ HEADER, SIGNATURE = b64({"alg": "HS256", "typ": "JWT"}), "Qm7Zr2Lx9Kp4Wv8Tn3Hc6Y
         ("myPassword", "contrived"), ("aB1cD2eF3gH4iJ5kL6mN", "contrived"), ("12345678", "contrived"),
         # generated-looking
         ("Qm7Zr2Lx9Kp4", None), ("N3wv!Qp8Ls", None), ("Kq8N/a2xZm4T", None),  # (N/a inside base64 is chance)
-        ("sk-lf-9f9f89b5-ff03-485b-a8d1-e09f8d358672", None),  # (a prefix before hex: no home-row mash)
+        ("sk-lf-a3901a69-a541-4543-86b5-f71b8756a2f3", None),  # (a prefix before hex: no home-row mash)
     ],
 )  # fmt: skip
 def test_slot_signal(value: str, signal: str | None) -> None:
@@ -806,16 +806,16 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         # a crypt hash whose base64 holds `N/A` by chance; Talend's and MuleSoft's encrypted values; a bold word
         (
             "user-data.yaml",
-            "    passwd: $6$9HwPGxBFIsaPJgXO$" + "xrZFa90nB/gTriYtipKzklEBf64tOhOAAgQlbSF0KSwr6cMw9h8DBFHacIom9"
+            "    passwd: $6$Lq2vXm8TnR4cWp7z$" + "xrZFa90nB/gTriYtipKzklEBf64tOhOAAgQlbSF0KSwr6cMw9h8DBFHacIom9"
             ".bTN/A2u7mLTrI9zgcwzQqSd0",
             True,
         ),
         (
             "Prod.properties",
-            "hr_db_Password=enc\\:routine.encryption.key.v1\\:3HKFAFhweMa2HbYHfoa5KPan02a6pQwH8qP=",
+            "erp_db_Password=enc\\:routine.encryption.key.v1\\:EmgFkwWEjJm1vp5LpiR9MYEeEJSmQsmaAuY=",
             False,
         ),
-        ("secure-prod.yaml", '  password: "![xHjKkX4nJaN2+SJli4xKAWYbrIfNLizccx+sWmo/Xlc=]"', False),
+        ("secure-prod.yaml", '  password: "![FNVjJN+Iq6VxcOnPrWZxhGE4wjeJbHjXX8bwiyNBiUE=]"', False),
         ("README.md", "2. Tick **Token-Based Authentication** and save.", False),
         # an API key as Basic's user with a throwaway password (`<key>:X`, Freshdesk's), not a user's name
         ("tickets.http", "Authorization: Basic S3E4dkxtMlp4OVJ3NFRuN0hjM3M6WA==", True),
@@ -830,13 +830,13 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         (".env", "MIXPANEL_API_SECRET=3f9a0c27d1b84e6a95c0d7e2b1f48a63", True),
         (".env", "AMPLITUDE_SECRET_KEY=7c1e9b3a5d2f4086a1b7c3e9d5f20a84", True),
         # a list of variables' names, a Vercel secret's name: what holds a value, not the value
-        ("netlify.toml", '  SECRETS_SCAN_OMIT_KEYS = "PUBLIC_POSTHOG_KEY,NUXT_PUBLIC_SITE_URL"', False),
-        ("vercel.json", '    "JWT_SECRET": "@quote-engine-jwt-secret",', False),
+        ("netlify.toml", '  SECRETS_SCAN_OMIT_KEYS = "PUBLIC_SEGMENT_KEY,VITE_PUBLIC_BASE_URL"', False),
+        ("vercel.json", '    "JWT_SECRET": "@billing-api-jwt-secret",', False),
         ("vercel.json", '    "JWT_SECRET": "@q7vLm2-Rz9xWp4Kt8Hn",', True),
         # CloudFormation's parameters, Elastic Beanstalk's option settings: a name entry and its value entry
         (
             "parameters.json",
-            '{\n  "ParameterKey": "DBMasterPassword",\n  "ParameterValue": "O@m%kis@2gK_Y#vRuF"\n}',
+            '{\n  "ParameterKey": "DBMasterPassword",\n  "ParameterValue": "Tz4#qWn9@Lk2-VbRuF"\n}',
             True,
         ),
         ("parameters.json", '{\n  "ParameterKey": "DBInstanceClass",\n  "ParameterValue": "db.t4g.medium"\n}', False),

@@ -17,8 +17,9 @@ from ..filters import b64decode_loose
 from ..validators import decoded_credentials
 from . import Candidate, analyser
 
-BASIC = re.compile(
-    r"(?i)(?<![\w-])basic[ \t]{1,4}([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])"
+BASIC = re.compile(  # (and the scheme as an argument of its own: .NET's AuthenticationHeaderValue("Basic", "…"))
+    r"(?i)(?<![\w-])basic(?:[ \t]{1,4}|[\"'][ \t]{0,3},[ \t]{0,3}[\"'])"
+    r"([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])"
 )
 # A value named for Basic credentials: `"basic_client": "…"`, `basicAuth = '…'` (an API client's environment).
 BASIC_NAMED = re.compile(
@@ -26,6 +27,7 @@ BASIC_NAMED = re.compile(
 )
 # In a header: `Authorization: Basic`, `"Authorization": "Basic`, `proxy_set_header Authorization "Basic`.
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
+SCHEME_ARGUMENT = re.compile(r"(?i)AuthenticationHeaderValue\(\s*[\"']$")  # the header's value, scheme first
 
 
 # base64 a command or a call decodes: `echo "…" | base64 -d`, `b64decode("…")`, `atob('…')`, FromBase64String("…").
@@ -49,7 +51,7 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue
         for found in (*BASIC.finditer(line), *BASIC_NAMED.finditer(line)):
             pair = decoded_credentials(found.group(1))
-            in_header = bool(HEADER.search(line[: found.start()]))
+            in_header = bool(HEADER.search(line[: found.start()]) or SCHEME_ARGUMENT.search(line, 0, found.start()))
             if pair is None:
                 if in_header and (_api_key(found.group(1)) or _key_as_user(found.group(1))):
                     # (OneSignal's REST key: `Authorization: Basic <key>`; Freshdesk's: base64 of `<key>:X`)
