@@ -584,7 +584,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         return True  # 'StorageConnectionString,RedisPassword': a list of names (of secrets to fetch, to mask)
     if words and re.fullmatch(r"[A-Za-z][\w-]{0,14}\\{1,2}[\w.$-]{1,64}", value):
         return True  # CORP\svc-iis: a Windows account, DOMAIN\user
-    if re.match(r"(?:HK(?:LM|CU|CR|U|EY_[A-Z_]+):?\\{1,2}|(?:SOFTWARE|SYSTEM)\\{1,2}[A-Za-z])", value):
+    if re.match(r"(?:HK(?:LM|CU|CR|U|EY_[A-Z_]+):?\\{1,2}|(?i:software|system)\\{1,2}[A-Za-z])", value):
         return True  # HKLM:\SOFTWARE\Policies\LAPS: a registry key's path
     if re.search(r"(?:^|/)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/", value):
         return True  # u/0806bd37-…/ac09f6…: an object's key, a path through an id
