@@ -817,6 +817,8 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ),
         ("secure-prod.yaml", '  password: "![FNVjJN+Iq6VxcOnPrWZxhGE4wjeJbHjXX8bwiyNBiUE=]"', False),
         ("README.md", "2. Tick **Token-Based Authentication** and save.", False),
+        # Spinnaker Halyard's references to secrets kept in Vault or S3
+        ("halconfig/config", "        password: encrypted:vault!e:secret!p:spinnaker/igor!k:jenkins_password", False),
         # a registry key's path in an installer's source, in any case (WiX's `Key="Software\\…"`)
         ("Product.wxs", '<RegistryValue Root="HKCU" Key="Software\\Acme\\Desktop" Name="installed" Value="1" />', False),
         # an API key as Basic's user with a throwaway password (`<key>:X`, Freshdesk's), not a user's name

@@ -176,6 +176,7 @@ ENCRYPTED = re.compile(
     r"|^\d\.[A-Za-z0-9+/]{16,}={0,2}\|[A-Za-z0-9+/]{16,}={0,2}(?:\|[A-Za-z0-9+/]{16,}={0,2})?$"  # Bitwarden's EncString
     r"|^enc\\?:routine\.encryption\.key\.v\d+\\?:[A-Za-z0-9+/]{16,}={0,2}$"  # Talend's encrypted context values
     r"|^!\[[A-Za-z0-9+/]{16,}={0,2}\]$"  # MuleSoft's secure properties (the key is given at deploy)
+    r"|^encrypted(?:File)?:[a-z0-9]{2,20}!\w{1,3}:"  # Spinnaker Halyard's reference to a secret in S3, GCS or Vault
 )
 
 
