@@ -819,8 +819,15 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ("README.md", "2. Tick **Token-Based Authentication** and save.", False),
         # Spinnaker Halyard's references to secrets kept in Vault or S3
         ("halconfig/config", "        password: encrypted:vault!e:secret!p:spinnaker/igor!k:jenkins_password", False),
+        # a generated password that holds `?name=` by chance, against a path with a query
+        ("restic.env", "RESTIC_PASSWORD=Lq7Vb2nXw9F?kzpt=r@HcYWm4Tq8", True),
+        (".env", "CALLBACK_TOKEN=/hooks/deploy?source=ci", False),
+        # a command that prints the passphrase; BorgBackup's documented example passphrase
+        ("backup.sh", "export BORG_PASSCOMMAND='cat /root/.config/borg/passphrase'", False),
+        ("quickstart.md", "export BORG_PASSPHRASE='XYZl0ngandsecurepa_55_phrasea&&123'", False),
+        ("backup.sh", "export BORG_PASSPHRASE='Lq7Vb2nXw9Fkzpt&&r4HcYWm'", True),
         # a registry key's path in an installer's source, in any case (WiX's `Key="Software\\…"`)
-        ("Product.wxs", '<RegistryValue Root="HKCU" Key="Software\\Acme\\Desktop" Name="installed" Value="1" />', False),
+        ("Product.wxs", '<RegistryValue Root="HKCU" Key="Software\\Acme\\Desk" Name="on" Value="1" />', False),
         # an API key as Basic's user with a throwaway password (`<key>:X`, Freshdesk's), not a user's name
         ("tickets.http", "Authorization: Basic S3E4dkxtMlp4OVJ3NFRuN0hjM3M6WA==", True),
         ("tickets.http", "Authorization: Basic c3VwcG9ydC1kZXNrLXJvYm90Olg=", False),

@@ -86,6 +86,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "azgdorepk8gmac0qoyamyeeuzjnyui",  # Pushover's API documentation: its example application token
         "uqirzpo4dxghdmr9qzzfqu27cmvrsg",  # and its example user key
         "dyhg93b0qyjfixfs2guvouubwwvnir2g0fgac9mi",  # CakePHP 2's skeleton's Security.salt, which it asks to change
+        "xyzl0ngandsecurepa_55_phrasea&&123",  # BorgBackup's quickstart's example passphrase
         # Dynatrace's documentation's API token, Elastic's API key example, Neon's and Prisma's example passwords
         "dt0c01.st2ey72kqinmh574wmnvi7yn.g3dfpbejymodidaex454m7ywbuvefowkprvmwfass64nfh52px6bndvffm572rzm",
         "ui2lp2axtnmsyakw9tvnnw",

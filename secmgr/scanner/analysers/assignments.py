@@ -381,6 +381,8 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
+    if re.search(r"(?:pass(?:word|phrase)?|secret|token|key)[_.\-]?(?:command|cmd)$", bare, re.I):
+        return None  # BORG_PASSCOMMAND, password_cmd: a command that prints the secret
     if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if ENCRYPTED_NAME.match(bare):
@@ -611,7 +613,7 @@ def _identifier_like(value: str, words: bool) -> bool:
         or MODULE_PATH.fullmatch(value)
         or CRYPT_FORMAT.fullmatch(value)  # $pbkdf2-sha512$310000$…: a digest (the hash rules report the ones they know)
         or TYPE_EXPRESSION.fullmatch(value)
-        or QUERY_SYNTAX.search(value)
+        or (QUERY_SYNTAX.search(value) and re.search(r"/|^\?|=[^=]*&", value))  # (a password may hold `?ab=`)
         or HOST_NAME.fullmatch(value)
         or re.search(r"(?:^|\s)\.{1,2}/", value)  # node ../scripts/x.js: a command and a relative path
         or re.fullmatch(r"file:/{1,3}[\w.~/-]+", value)  # private-key: file:/etc/atlas/client.key
