@@ -826,6 +826,8 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ("backup.sh", "export BORG_PASSCOMMAND='cat /root/.config/borg/passphrase'", False),
         ("quickstart.md", "export BORG_PASSPHRASE='XYZl0ngandsecurepa_55_phrasea&&123'", False),
         ("backup.sh", "export BORG_PASSPHRASE='Lq7Vb2nXw9Fkzpt&&r4HcYWm'", True),
+        # a Terraform block's labels (its type and name)
+        ("vpn.tf", 'resource "random_password" "tunnel1_psk" {', False),
         # a registry key's path in an installer's source, in any case (WiX's `Key="Software\\…"`)
         ("Product.wxs", '<RegistryValue Root="HKCU" Key="Software\\Acme\\Desk" Name="on" Value="1" />', False),
         # an API key as Basic's user with a throwaway password (`<key>:X`, Freshdesk's), not a user's name

@@ -222,6 +222,31 @@ def erlang_cookie(secret: str) -> str | None:
     return provider_value(secret)
 
 
+# Cisco IOS's type 7 "encryption" is a Vigenère-like XOR with this published table, from an offset the first two
+# digits give: reversible by anyone, so a type 7 value is its password.
+CISCO_TYPE7_TABLE = b"dsfd;kfoA,.iyewrkldJKDHSUBsgvca69834ncxv9873254k;fg87"
+
+
+def cisco_type7_plain(encoded: str) -> str | None:
+    """The text a Cisco type 7 value hides, None when it is not one (odd length, bytes that are no text)."""
+    if len(encoded) < 4 or len(encoded) % 2 or not encoded[:2].isdigit():
+        return None
+    seed = int(encoded[:2])
+    try:
+        data = bytes.fromhex(encoded[2:])
+    except ValueError:
+        return None
+    text = bytes(b ^ CISCO_TYPE7_TABLE[(seed + i) % len(CISCO_TYPE7_TABLE)] for i, b in enumerate(data))
+    return text.decode("ascii") if text.isascii() and text.decode("ascii").isprintable() else None
+
+
+@validator("cisco-type7")
+def cisco_type7(secret: str) -> str | None:
+    """A Cisco type 7 password: judged, once decoded, as a password's slot is."""
+    plain = cisco_type7_plain(secret)
+    return password_slot(plain) if plain is not None else None
+
+
 @validator("dropbox-long-lived")
 def dropbox_long_lived(secret: str) -> str | None:
     """A Dropbox long-lived token: the ten `A`s after its first 11 characters are the format's own, so only the

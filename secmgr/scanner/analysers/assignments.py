@@ -149,6 +149,7 @@ LITERAL_VALUE_SUFFIXES = (".properties", ".ini")
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
+HCL_BLOCK = re.compile(r"\s*(?:resource|data|ephemeral|variable|output|module|provider)\s+\"")  # Terraform's labels
 UCI_OPTION = re.compile(r"[ \t]*option[ \t]+$")  # OpenWrt's configuration: `option password '…'`
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 # Values on the lines below their name: a heredoc (`token = <<EOT`, HCL, shell, Ruby, PHP) up to its marker, and a
@@ -1080,6 +1081,8 @@ def _at(
     spaced = syntax == "" and not netrc
     tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
     word = WEAK.fullmatch(name) and (name.islower() or name.istitle())
+    if spaced and quoted and HCL_BLOCK.match(line):
+        return  # resource "random_password" "tunnel1_psk" {: a block's type and name, not a value
     if (spaced or syntax in ("is", "was", "will be")) and word and not tcl_set:
         return  # "pass `x`", "Pass `--full-trace` to see", "key points": an English word, not a name
     if spaced and not quoted and re.match(r"[A-Za-z_][\w.\-]*[:=]", value):

@@ -111,7 +111,8 @@ def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
 
 # An unsalted MD5 or SHA1 of a password (a users table's `pass_md5`, `password`): cracked from tables in seconds.
 FAST_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9A-F]{32}|[0-9A-F]{40}")
-DIGEST_COLUMN = re.compile(r"(?:\w{0,20}_)?(?:pass(?:word|wd)?|pwd|pw)_?(?:md5|sha1?|hash|digest)", re.I)  # pass_md5
+DIGEST_COLUMN = re.compile(r"(?:\w{0,20}_)?(?:pass(?:word|wd)?|pwd|pw)_?(?:md5|sha1?|hash|digest)|ha1b?", re.I)  # pass_md5
+# (ha1, ha1b: Kamailio's and OpenSIPS's subscriber digests, MD5 of user:realm:password, which authenticate as it)
 PASSWORD_NAME = re.compile(r"(?:^|[_ ])(?:pass(?:word|wd)?|pwd|pw)(?:$|[_ ])|^(?:user_?)?pass(?:word|wd)", re.I)
 
 
@@ -119,7 +120,7 @@ def _judged(value: str, name: str) -> str | None:
     """The confidence for a value of a secret column, or None for no credential (as a CSV export's column); a hex
     digest is one only in a password column, where it is the password's fast hash (`medium`)."""
     value = value.strip()
-    if FAST_DIGEST.fullmatch(value) and PASSWORD_NAME.search(name):
+    if FAST_DIGEST.fullmatch(value) and (PASSWORD_NAME.search(name) or name in ("ha1", "ha1b")):
         return None if len(set(value)) <= 4 else "medium"
     return None if HASHED.fullmatch(value) else column_confidence(value)
 
