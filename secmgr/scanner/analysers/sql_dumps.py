@@ -111,8 +111,9 @@ def _tuples(line: str, start: int) -> Iterator[list[tuple[str | None, int]]]:
 
 # An unsalted MD5 or SHA1 of a password (a users table's `pass_md5`, `password`): cracked from tables in seconds.
 FAST_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9A-F]{32}|[0-9A-F]{40}")
-DIGEST_COLUMN = re.compile(r"(?:\w{0,20}_)?(?:pass(?:word|wd)?|pwd|pw)_?(?:md5|sha1?|hash|digest)|ha1b?", re.I)  # pass_md5
-# (ha1, ha1b: Kamailio's and OpenSIPS's subscriber digests, MD5 of user:realm:password, which authenticate as it)
+# pass_md5; ha1, ha1b: Kamailio's and OpenSIPS's subscriber digests, MD5 of user:realm:password, which authenticate
+# as the password does
+DIGEST_COLUMN = re.compile(r"(?:\w{0,20}_)?(?:pass(?:word|wd)?|pwd|pw)_?(?:md5|sha1?|hash|digest)|ha1b?", re.I)
 PASSWORD_NAME = re.compile(r"(?:^|[_ ])(?:pass(?:word|wd)?|pwd|pw)(?:$|[_ ])|^(?:user_?)?pass(?:word|wd)", re.I)
 
 
