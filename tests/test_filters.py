@@ -473,7 +473,6 @@ def test_long_base64_in_a_sealed_secret_is_ciphertext_whatever_it_starts_with() 
         # a digest of a password, named so, is no password (ClickHouse's is a hash rule's, below); a salt named after
         # hashing is a secret
         ("users.py", 'hashed_password = "d128c34e17242b1ec46ab6bd8d6a66df3b63943c"', False),
-        ("pjsip.conf", "md5_cred=59ce3966127eb0b608c53ac20f162a6a", False),  # Asterisk's digest of user:realm:pw
         ("vpn.tf", '  shared_secret = "5BkYAcMYzXamMvy4LZYLeb"', True),  # shared, not sha
         # a request's idempotency key is its id; Adyen's client key is made for the page (its API key is not)
         ("app.log", "DEBUG [payments.http] Idempotency-Key: b8e0a709-fff3-4293-901e-e2775d9c72d1", False),
@@ -791,6 +790,9 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
     hash), the generic password rule does not take it for the password."""
     text = "<password_sha256_hex>97641a4e7c6a86138d392d25f3adef94a77bfc64df6caa035fe08366775b647c</password_sha256_hex>"
     assert [m.rule.id for m in DETECTOR.scan_document(text, "users.xml")] == ["clickhouse-password-hash"]
+    # Asterisk's digest of user:realm:password authenticates as the password does: the SIP rule reports it as a hash
+    sip = "md5_cred=59ce3966127eb0b608c53ac20f162a6a"
+    assert [m.rule.id for m in DETECTOR.scan_document(sip, "pjsip.conf")] == ["sip-digest-ha1"]
 
 
 @pytest.mark.parametrize(
@@ -826,6 +828,17 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
         ("backup.sh", "export BORG_PASSCOMMAND='cat /root/.config/borg/passphrase'", False),
         ("quickstart.md", "export BORG_PASSPHRASE='XYZl0ngandsecurepa_55_phrasea&&123'", False),
         ("backup.sh", "export BORG_PASSPHRASE='Lq7Vb2nXw9Fkzpt&&r4HcYWm'", True),
+        # base64 of `username:password` in documentation; a usage line's metavariable; quoted-printable UTF-8 read
+        ("registry-auth.md", '      "auth": "dXNlcm5hbWU6cGFzc3dvcmQ="', False),
+        ("login.go", '\tfmt.Fprintln(os.Stderr, "usage: login -user NAME [-password PASS]")', False),
+        (
+            "welcome.eml.j2",
+            "Content-Transfer-Encoding: quoted-printable\n\nBitte das Passwort =C3=A4ndern, dann anmelden.\n",
+            False,
+        ),
+        # Groovy and Gradle scripts are code: an unquoted value is a variable
+        ("init.gradle", "            password = repoPass", False),
+        ("init.gradle", "            password = 'Tq8#vLm2Zx9'", True),
         # a Terraform block's labels (its type and name)
         ("vpn.tf", 'resource "random_password" "tunnel1_psk" {', False),
         # a registry key's path in an installer's source, in any case (WiX's `Key="Software\\…"`)

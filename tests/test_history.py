@@ -429,3 +429,33 @@ def test_values_decoded_from_base64_without_a_keyword_in_sight_are_found_in_hist
     assert {file for file, _, _ in directory} == set(files)
     for detector in (Detector(default_rules()), Detector(default_rules(), accelerate=False)):
         assert sorted((f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)) == directory
+
+
+def _hexdump(data: bytes, xxd: bool) -> str:
+    """`data` as `xxd` or `hexdump -C` print it."""
+    lines = []
+    for at in range(0, len(data), 16):
+        chunk = data[at : at + 16]
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+        if xxd:
+            groups = " ".join(chunk[i : i + 2].hex() for i in range(0, len(chunk), 2))
+            lines.append(f"{at:08x}: {groups:<39}  {text}")
+        else:
+            digits = " ".join(f"{b:02x}" for b in chunk[:8]) + "  " + " ".join(f"{b:02x}" for b in chunk[8:])
+            lines.append(f"{at:08x}  {digits:<48}  |{text}|")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("xxd", [True, False], ids=["xxd", "hexdump -C"])
+def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, xxd: bool) -> None:
+    """A file pasted as `xxd` or `hexdump -C` shows it: its bytes are read out and scanned, each finding on the dump's
+    line where its secret starts; history reads such a diff whole, as no dump line holds a keyword whole."""
+    dump = _hexdump(f"# deploy\nDEPLOY_USER=ci\nGITHUB_TOKEN={TOKEN_A}\n".encode(), xxd)
+    text = "$ xxd .env\n" + dump + "$ # why does the build not see it?\n"
+    detector = Detector(default_rules())
+    found = [(m.rule.id, m.line, m.secret) for m in detector.scan_document(text, "notes/debug.txt")]
+    start = b"# deploy\nDEPLOY_USER=ci\nGITHUB_TOKEN="
+    assert ("github-pat", 2 + len(start) // 16, TOKEN_A) in found, found
+    repo = new_repo(tmp_path)
+    commit(repo, {"notes/debug.txt": text}, "debug notes")
+    assert {(f["rule"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)} == set(found)

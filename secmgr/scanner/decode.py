@@ -295,6 +295,49 @@ def _character(code: int) -> str:
     return "\ufffd" if 0xD800 <= code < 0xE000 else chr(code)
 
 
+# A line of a hex dump (`hexdump -C`, `xxd`, `od -A x -t x1z`): an offset, then bytes in hex, two or four digits a
+# group, then the bytes as text.
+DUMP_GROUP = r"(?:[0-9a-fA-F]{4}|[0-9a-fA-F]{2})(?![0-9a-fA-F])"
+DUMP_LINE = re.compile(rf"([0-9a-fA-F]{{7,8}}):?[ \t]+({DUMP_GROUP}(?:[ \t]{{1,2}}{DUMP_GROUP}){{0,15}})")
+# Two lines of one in a text: what makes a text worth reading as the bytes it dumps (history reads its diff whole).
+DUMPED_PATTERN = (
+    r"(?m)^[ \t]*[0-9a-fA-F]{7,8}:?[ \t]+(?:[0-9a-fA-F]{2,4}[ \t]{1,2}){4}[^\n]*\n[ \t]*[0-9a-fA-F]{7,8}:?[ \t]"
+)
+DUMPED = re.compile(DUMPED_PATTERN.encode())
+DUMPED_TEXT = re.compile(DUMPED_PATTERN)
+DUMP_BYTES = 16  # a line's bytes at most: what lies past them is the dump's text column
+# History's mark of a dump's line (an added line in a diff: `+00000010  …`); offsets start at 0.
+DUMP_MARK = r"^\+?[ \t]*0[0-9a-fA-F]{6,7}:?[ \t]+[0-9a-fA-F]{2}"
+
+
+def dumped_text(lines: Sequence[str]) -> tuple[list[str], list[list[int]]] | None:
+    """The text the hex dumps among `lines` hold, in lines, and for each character of each line (and its end) the
+    index of the dump's line it was written on; None when `lines` hold fewer than two dump lines."""
+    data: list[int] = []
+    written: list[int] = []
+    for index, line in enumerate(lines):
+        found = DUMP_LINE.match(line.strip())
+        if found is None:
+            continue
+        digits = "".join(found[2].split())[: DUMP_BYTES * 2]
+        data += bytes.fromhex(digits)
+        written += [index] * (len(digits) // 2)
+    if len(set(written)) < 2:
+        return None
+    shown: list[list[str]] = [[]]
+    places: list[list[int]] = [[]]
+    for byte, index in zip(data, written, strict=True):
+        if byte < 0x20 and byte != 0x09:  # a line's end, or a control byte between a binary's strings (as `strings`)
+            places[-1].append(index)
+            shown.append([])
+            places.append([])
+            continue
+        shown[-1].append(chr(byte) if byte < 0x7F else "\ufffd")
+        places[-1].append(index)
+    places[-1].append(written[-1])
+    return ["".join(line) for line in shown], places
+
+
 def is_rtf(text: str) -> bool:
     return text.startswith("{\\rtf")
 
@@ -370,9 +413,13 @@ BODY_HEADER = re.compile(r"content-transfer-encoding:[ \t]*base64")
 MAIL_SUFFIXES = (".eml", ".mbox", ".msg", ".mht", ".mhtml", ".mime")
 
 
+# A template's own suffix after the name of what it renders (welcome.eml.j2): the file is read as what it renders.
+TEMPLATE_SUFFIX = re.compile(r"\.(?:j2|jinja2?|tmpl|tpl|template|erb|mustache|hbs|liquid)$")
+
+
 def is_mail(path: str) -> bool:
     """A saved message (whose base64 bodies are read out whole): by its name, as history sees only its diff."""
-    return path.lower().endswith(MAIL_SUFFIXES)
+    return TEMPLATE_SUFFIX.sub("", path.lower()).endswith(MAIL_SUFFIXES)
 
 
 def has_base64_bodies(path: str, lowered: str) -> bool:
@@ -402,12 +449,17 @@ def base64_bodies(lines: Sequence[str]) -> Iterator[tuple[int, int, str]]:
 # Formats that fold a long line onto the next, which starts with a space or a tab (RFC 5545, RFC 6350, RFC 2849).
 FOLDING_SUFFIXES = (".ics", ".ical", ".ifb", ".vcf", ".vcard", ".vcs", ".ldif")
 MIME_BOUNDARY = re.compile(r"--[\w'()+,./:=?-]{1,70}(?:--)?\s*")
-QUOTED_ASCII = re.compile(r"=([0-7][0-9A-Fa-f])")
+QUOTED_CHARACTER = re.compile(r"=([0-7][0-9A-Fa-f])|(?:=[C-Fc-f][0-9A-Fa-f])(?:=[89ABab][0-9A-Fa-f]){1,3}")
 
 
-def _quoted_ascii(escape: re.Match[str]) -> str:
-    """The ASCII character a quoted-printable escape spells; a control character (=0D=0A) as a space, so that a read
-    line stays one line."""
+def _quoted_character(escape: re.Match[str]) -> str:
+    """The character a quoted-printable escape spells (an ASCII one, or a UTF-8 sequence of escapes: =C3=A4 is ä);
+    a control character (=0D=0A) as a space, so that a read line stays one line."""
+    if escape[1] is None:
+        try:
+            return bytes.fromhex(escape[0].replace("=", "")).decode("utf-8")
+        except UnicodeDecodeError:
+            return escape[0]
     code = int(escape[1], 16)
     return chr(code) if 0x20 <= code < 0x7F else " "
 
@@ -442,7 +494,7 @@ def unfolded(lines: Sequence[str], path: str) -> tuple[list[str], list[list[tupl
                 in_part = False
         quoted = in_part or (folds and (broken or "quoted-printable" in lowered))
         soft = quoted and line.endswith("=")
-        text = QUOTED_ASCII.sub(_quoted_ascii, line[:-1] if soft else line) if quoted else line
+        text = QUOTED_CHARACTER.sub(_quoted_character, line[:-1] if soft else line) if quoted else line
         if read and (broken or folds and line[:1] in (" ", "\t")):
             text = text if broken else text[1:]
             pieces[-1] = (pieces[-1] or [(0, index - 1)]) + [(len(read[-1]), index)]

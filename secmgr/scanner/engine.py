@@ -261,6 +261,8 @@ class Detector:
             return True  # a saved message's base64 or quoted-printable bodies, whose lines are read out together
         if decode.unfolds(path):
             return True  # a calendar's, a vCard's, an LDIF file's lines folded onto the next: read together
+        if b"0000" in text and decode.DUMPED.search(text):
+            return True  # a hex dump's lines, whose bytes are read out together
         if self._goes_on(text, lowered):
             return True  # a command continued on lines that hold no keyword
         return any(
@@ -295,11 +297,11 @@ class Detector:
             # The decoder's marks, escaped markup's too, but its first (a base64 run with a capital and a digit, in
             # one line of code in fifteen): of the lines it alone marks, history's fixed-string filter keeps only
             # those holding a keyword or an encoded one, and encoded keywords are marks of their own (below).
-            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP, decode.ANNOUNCED_RUN]
+            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP, decode.ANNOUNCED_RUN, decode.DUMP_MARK]
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
-            # keyword of what they spell)
+            # keyword of what they spell), a hex dump's (whose bytes spell what they hold)
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)
-            keyless: list[int] = sorted(escaped)
+            keyless: list[int] = sorted({*escaped, exact.index(decode.DUMP_MARK)})
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
             for position, rule in enumerate(self.line_rules):
@@ -433,6 +435,8 @@ class Detector:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
             if decode.is_rtf(text) or path.lower().endswith(".rtf"):
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
+            if "0000" in text and decode.DUMPED_TEXT.search(text):
+                found += self._dump_matches(lines, allowed, path, commit, depth)
             if decode.has_base64_bodies(path, lowered):
                 found += self._body_matches(lines, allowed, path, commit, depth)
             if decode.unfolds(path):
@@ -692,14 +696,34 @@ class Detector:
 
     def _rtf_matches(self, lines: list[str], allowed: set[int], path: str, commit: str, depth: int) -> Iterator[Match]:
         """Findings in the text an RTF document shows, each on the line its secret's first character was written on."""
-        shown, places = decode.rtf_text(lines)
+        yield from self._placed_matches(decode.rtf_text(lines), "rtf", lines, allowed, path, commit, depth)
+
+    def _dump_matches(self, lines: list[str], allowed: set[int], path: str, commit: str, depth: int) -> Iterator[Match]:
+        """Findings in the bytes a hex dump shows (`hexdump -C`, `xxd`), each on the dump line its secret starts on."""
+        dumped = decode.dumped_text(lines)
+        if dumped is not None:
+            yield from self._placed_matches(dumped, "hexdump", lines, allowed, path, commit, depth)
+
+    def _placed_matches(
+        self,
+        reading: tuple[list[str], list[list[int]]],
+        how_read: str,
+        lines: list[str],
+        allowed: set[int],
+        path: str,
+        commit: str,
+        depth: int,
+    ) -> Iterator[Match]:
+        """Findings in a text read out of `lines` (`reading`: its lines, and for each character the line it was
+        written on), each on the line its secret's first character was written on."""
+        shown, places = reading
         for match in self.scan_lines(shown, path, commit, depth + 1):
             written = places[match.line - 1]
             index = written[min(match.start_column - 1, len(written) - 1)]
             if index not in allowed:
                 column = lines[index].find(match.secret)
                 start, end = (column + 1, column + len(match.secret)) if column >= 0 else (1, len(lines[index]))
-                how = "rtf" + (">" + match.decoded if match.decoded else "")
+                how = how_read + (">" + match.decoded if match.decoded else "")
                 yield replace(match, line=index + 1, start_column=start, end_column=end, decoded=how)
 
     def _with_unfolded(

@@ -82,6 +82,7 @@ IDENT = re.compile(r"[\w.\-$]")
 CODE_SUFFIXES = (
     ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
     ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
+    ".gradle", ".groovy",
 )  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 NOT_SECRET_NAME = re.compile(
@@ -648,6 +649,12 @@ def _acceptable(
     return confidence
 
 
+def _stand_in_pair(text: str) -> bool:
+    """`username:password` decoded from base64 (a docker `auth` in documentation): a pair whose password stands in."""
+    user, colon, password = text.partition(":")
+    return bool(colon and user and filters.slot_signal(password) == "placeholder")
+
+
 def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
@@ -706,7 +713,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
         return None  # eyJhbGciOi....short.token: a token's header with words for the rest
     decoded = _decoded_text(value)
-    if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4):
+    if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4 or _stand_in_pair(decoded)):
         return None
     if kind != "password" and any(value.startswith(p) and not shape.fullmatch(value) for p, shape in PROVIDER_SHAPES):
         return None  # a provider's prefix without its shape: a token cut short or made up
