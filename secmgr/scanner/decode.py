@@ -305,6 +305,16 @@ DUMPED_PATTERN = (
 )
 DUMPED = re.compile(DUMPED_PATTERN.encode())
 DUMPED_TEXT = re.compile(DUMPED_PATTERN)
+SECOND_OFFSET = "0000010"  # (in every dump of two lines or more: a cheap test before the expression)
+
+
+def holds_dump(text: str | bytes) -> bool:
+    """Whether `text` (a document, or history's lines of a file diff) holds two lines of a hex dump."""
+    if isinstance(text, bytes):
+        return SECOND_OFFSET.encode() in text and DUMPED.search(text) is not None
+    return SECOND_OFFSET in text and DUMPED_TEXT.search(text) is not None
+
+
 DUMP_BYTES = 16  # a line's bytes at most: what lies past them is the dump's text column
 # History's mark of a dump's line (an added line in a diff: `+00000010  …`); offsets start at 0.
 DUMP_MARK = r"^\+?[ \t]*0[0-9a-fA-F]{6,7}:?[ \t]+[0-9a-fA-F]{2}"

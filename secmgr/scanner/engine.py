@@ -261,7 +261,7 @@ class Detector:
             return True  # a saved message's base64 or quoted-printable bodies, whose lines are read out together
         if decode.unfolds(path):
             return True  # a calendar's, a vCard's, an LDIF file's lines folded onto the next: read together
-        if b"0000010" in text and decode.DUMPED.search(text):
+        if decode.holds_dump(text):
             return True  # a hex dump's lines, whose bytes are read out together
         if self._goes_on(text, lowered):
             return True  # a command continued on lines that hold no keyword
@@ -435,7 +435,7 @@ class Detector:
             found += self._decoded_matches(lines, text, allowed, path, commit, depth)
             if decode.is_rtf(text) or path.lower().endswith(".rtf"):
                 found += self._rtf_matches(lines, allowed, path, commit, depth)
-            if "0000010" in text and decode.DUMPED_TEXT.search(text):  # (a dump's second line)
+            if decode.holds_dump(text):
                 found += self._dump_matches(lines, allowed, path, commit, depth)
             if decode.has_base64_bodies(path, lowered):
                 found += self._body_matches(lines, allowed, path, commit, depth)

@@ -289,9 +289,8 @@ def _html_tables(lines: Sequence[str]) -> Iterator[Candidate]:
             yield from _column_values(lines, header, [index], _html_cells)
             continue
         for label, value in zip(cells, cells[1:], strict=False):
-            confidence = column_confidence(value) if _secret_column(label) and len(cells) <= 3 else None
-            if confidence is not None:
-                yield Candidate("csv-credentials", index, max(0, line.find(value)), value, confidence, value)
+            if _secret_column(label) and len(cells) <= 3:
+                yield from _judged_cell(lines, index, value)
 
 
 def _secret_column(name: str) -> bool:
@@ -312,11 +311,15 @@ def _column_values(
     for index in rows if columns else ():
         fields = fields_of(lines[index])
         for column in columns:
-            value = fields[column].strip() if column < len(fields) else ""
-            confidence = column_confidence(value)
-            if confidence is not None:
-                column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
-                yield Candidate("csv-credentials", index, column_at, value, confidence, value)
+            yield from _judged_cell(lines, index, fields[column].strip() if column < len(fields) else "")
+
+
+def _judged_cell(lines: Sequence[str], index: int, value: str) -> Iterator[Candidate]:
+    """A candidate for a secret column's value on line `index`, when column_confidence keeps it."""
+    confidence = column_confidence(value)
+    if confidence is not None:
+        column_at = max(0, lines[index].find(value))  # a quoted field with "" inside is not found as read
+        yield Candidate("csv-credentials", index, column_at, value, confidence, value)
 
 
 # A table of settings, one per row: a column of names and one of their values (`key_name,value`, `Name;Value`).
@@ -337,10 +340,7 @@ def _pair_values(
         fields = fields_of(lines[index])
         if max(named, valued) >= len(fields) or not _secret_column(fields[named]):
             continue
-        value = fields[valued].strip()
-        confidence = column_confidence(value)
-        if confidence is not None:
-            yield Candidate("csv-credentials", index, max(0, lines[index].find(value)), value, confidence, value)
+        yield from _judged_cell(lines, index, fields[valued].strip())
 
 
 ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

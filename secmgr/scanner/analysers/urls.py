@@ -85,12 +85,16 @@ def _decoded_in_place(line: str, index: int) -> Iterator[Candidate]:
                             confidence, line.strip()[:2000], "base64")  # fmt: skip
 
 
+def _decoded_text(value: str) -> str:
+    """What base64 `value` encodes, as ASCII (a byte past it as U+FFFD); empty when it is not base64."""
+    raw = b64decode_loose(value)
+    return raw.decode("ascii", "replace") if raw is not None else ""
+
+
 def _key_as_user(value: str) -> bool:
     """base64 of `<key>:` or `<key>:X`: an API key given as the user with a throwaway password (Freshdesk, Harvest,
     BambooHR), judged as a provider's value."""
-    raw = b64decode_loose(value)
-    text = raw.decode("ascii", "replace") if raw is not None else ""
-    key, colon, password = text.partition(":")
+    key, colon, password = _decoded_text(value).partition(":")
     if not colon or password not in ("", "x", "X") or not re.fullmatch(r"[A-Za-z0-9_-]{16,100}", key):
         return False
     return filters.provider_signal(key) is None and not filters.wordy(key)
@@ -99,8 +103,7 @@ def _key_as_user(value: str) -> bool:
 def _api_key(value: str) -> bool:
     """A key sent as it is with the Basic scheme, not encoding `user:password`: long and generated, judged as the
     text it encodes when it encodes one."""
-    raw = b64decode_loose(value)
-    text = raw.decode("ascii", "replace") if raw is not None else ""
+    text = _decoded_text(value)
     judged = text if text.isprintable() and text.isascii() and len(text) >= 16 else value
     if len(judged) < 24 or any(c.isspace() for c in judged) or filters.wordy(judged):
         return False  # text, not a key
