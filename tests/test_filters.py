@@ -129,6 +129,9 @@ def test_stand_ins_in_a_credential_slot_are_dropped(text: str) -> None:
         # a random stretch padded by a short walk is typed around a real value; a long walk makes it a stand-in
         ("Wd8Kq2Zm7Xr4Lp9Tv3Nc5Hb_12345678", "contrived"), ("example-Wd8Kq2Zm7Xr4Lp9Tv3Nc-12345678", "placeholder"),
         ("Wd8Kq2Zm7Xr4Lp9T-abcdefghijklmnopqrstuvwxyz", "placeholder"),
+        # short groups judged together: they count or repeat as one value would
+        ("abcd-efgh-ijkl-mnop", "placeholder"), ("ABCDE12-ABCDE12-ABCDE12", "placeholder"),
+        ("wqzt-hbvm-kdre-plsn", None),
     ],
 )  # fmt: skip
 def test_provider_signal(value: str, signal: str | None) -> None:

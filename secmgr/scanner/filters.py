@@ -318,6 +318,9 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if len(core) >= 6 and (_repeats_a_unit(core) or _sequential_fraction(core.lower()) >= SEQUENTIAL):
         return "placeholder"
+    joined = re.sub(r"[_\-/.: ]", "", value) if len(core) < 8 and len(value) <= 100 else ""
+    if len(joined) >= 12 and (_repeats_a_unit(joined) or _sequential_fraction(joined.lower()) >= SEQUENTIAL):
+        return "placeholder"  # short groups that together count or repeat: abcd-efgh-ijkl-mnop
     if len(value) <= 200 and (re.search(r"(.)\1{7}", core) or _longest_walk(core.lower()) >= 8):
         return "placeholder"
     if _alternating_sequences(core, STRICT):

@@ -184,9 +184,10 @@ XML_VALUE_ELEMENT = re.compile(
 )  # (KeePass: <Value Protect…>; a Jenkins job's string parameter: <name>…</name> <defaultValue>…)
 # `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`: an element named by its name
 XML_NAME_ATTRIBUTE = re.compile(
-    r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*name\s*=\s*[\"'][\w .-]{0,40}$"
+    r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*[Nn]ame\s*=\s*[\"'][\w .-]{0,40}$"
 )
 XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][^<]{5,}?)\s*</""")  # the element's text
+XML_TAG_REST = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>""")  # a start tag's other attributes
 XML_VALUE_CHILD = re.compile(
     r"\s*<value(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # an element's value as its child's text
@@ -308,6 +309,7 @@ def _gate() -> LineGate:
             f"{name}{space}*[=:]{space}*\\\\$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
+            f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
             f"{name}{closing}{separator}\\{{{space}*$",
             f"{name}[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
         ),
@@ -525,6 +527,10 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     return found.end(), separator.lower()
 
 
+# A secret store's name for a secret, not the secret: `prod/rds/api-rw` (AWS Secrets Manager, Vault's paths).
+SECRET_PATH = re.compile(r"[a-z][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_.-]*){2,}")
+
+
 def _names_a_secret(value: str) -> bool:
     """`postgres-password`, `user:passwd`, `PGPASSWORD`: words naming a secret (a variable's name) rather than being
     one."""
@@ -689,7 +695,12 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
         return None  # "password": "Passwort": a translation of the word
     if filters.wordy(value) and (
-        kind != "password" or not direct or " " in value and not passphrase or _names_a_secret(value)
+        kind != "password"
+        or not direct
+        or " " in value
+        and not passphrase
+        or _names_a_secret(value)
+        or SECRET_PATH.fullmatch(value)
     ):
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if kind != "password" and WORDS_ONLY.fullmatch(value):
@@ -864,6 +875,17 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
     XML, a property list's `<key>X</key>` or Hadoop's `<name>X</name>` and the element after it, on the same line
     or the next (`<string>…</string>`, `<value>…</value>`)."""
     line = lines[index]
+    if XML_NAME_ATTRIBUTE.search(line, 0, start) and line[end : end + 1] in "\"'":
+        tag = XML_TAG_REST.match(line, end + 1)  # <setting name="ApiKey" serializeAs="String"> / <value>…</value>
+        if tag is None:
+            return None
+        beside = XML_VALUE_CHILD.match(line, tag.end())
+        if beside is not None:
+            return index, beside.end()
+        if line[tag.end() :].strip() or index + 1 >= len(lines):
+            return None
+        below = XML_VALUE_CHILD.match(lines[index + 1])
+        return (index + 1, below.end()) if below is not None else None
     xml_name = XML_NAME.search(line, max(0, start - 10), start)
     if xml_name is not None and line.startswith(f"</{xml_name.group(1)}>", end):
         after = end + len(xml_name.group(1)) + 3
