@@ -307,7 +307,7 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return "placeholder"  # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
-    if _counting_uuid(value):
+    if _counting_uuid(value) or REFUSED.fullmatch(value):
         return "placeholder"
     if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value)):
         return "placeholder"
@@ -419,6 +419,8 @@ SLOT_WORDS = re.compile(
     r"|masked|redacted|omitted|default)",
     re.IGNORECASE,
 )
+# What a test gives to be refused: wrong, bad-password, invalid_token, incorrectPassword.
+REFUSED = re.compile(r"(?:wrong|bad|invalid|incorrect)[-_]?(?:pass(?:word|wd)?|pwd|secret|token|key|creds?)?", re.I)
 # Stand-in words that say a value is not real; the rest (secret123, hunter2, qwerty) are weak passwords people use.
 NOT_REAL_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder", "your_",
@@ -442,7 +444,12 @@ def slot_signal(value: str) -> str | None:
     lowered = unquote(stripped).lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.rstrip(".,;:!")) or DESCRIBED.fullmatch(lowered):
         return "placeholder"  # (`empty.`: the slot's word ending a sentence)
-    if NAMED_SLOT.fullmatch(stripped) or SOME_SLOT.fullmatch(lowered) or cjk_words(stripped):
+    if (
+        NAMED_SLOT.fullmatch(stripped)
+        or SOME_SLOT.fullmatch(lowered)
+        or cjk_words(stripped)
+        or REFUSED.fullmatch(lowered)
+    ):
         return "placeholder"
     signal = placeholder_signal(value)
     if signal != "placeholder":

@@ -81,8 +81,8 @@ def jwt(secret: str) -> str | None:
         return "medium" if "enc" in header else None  # an encrypted token's second part is a key, not JSON
     if str(header.get("alg", "")).lower() == "none" and (len(parts) < 3 or not parts[2]):
         return None  # unsigned: anyone can write one
-    if len(parts) < 3 or len(parts[2]) < 16:
-        return None
+    if len(parts) < 3 or len(parts[2]) < 16 or filters.wordy(parts[2]):
+        return None  # (invalid-signature-for-tests: words where the signature goes)
     published = filters.published_claims(payload)
     return None if published == "public" else "low" if published == "example" else "high"
 

@@ -30,10 +30,15 @@ PASSWORD_ABROAD = (
 # Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
+# Other secrets' names abroad: a secret key, a token, a credential (Chinese, Japanese, Korean, Russian).
+SECRET_ABROAD = (
+    "密钥", "秘钥", "密鑰", "金鑰", "令牌", "凭证", "凭据", "憑證", "トークン", "シークレット", "秘密鍵",
+    "비밀키", "시크릿", "토큰", "токен", "секретный_ключ",
+)  # fmt: skip
 _ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES)))
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
-    f"{_ABROAD}|"
+    f"{_ABROAD}|{'|'.join(SECRET_ABROAD)}|"
     r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
@@ -55,7 +60,8 @@ WEAK = re.compile(
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin", "psk", *PASSWORD_ABROAD, *PASSWORD_PHRASES, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
+    "pin", "psk", *PASSWORD_ABROAD, *SECRET_ABROAD, *PASSWORD_PHRASES,
+    *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
 # A search-only API key (Algolia's, Typesense's; Algolia's search key) is public by design: it only queries, and
@@ -165,7 +171,7 @@ PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
 COPY_CALL = re.compile(
     r"(?:\b(?:str|wcs)[nl]?cpy(?:_s)?|\blstrcpy[AW]?|\bStringCchCopy[AW]?|\bmemcpy)\s*\(\s*&?(?:[\w\[\]]+(?:\.|->))*$"
 )
-XML_VALUE = re.compile(r"""\s+(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
+XML_VALUE = re.compile(r"""\s+(?:[\w.-]+:)?(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
@@ -206,6 +212,8 @@ PROVIDER_SHAPES = (
     (("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}")),
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
+SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
+NIM_EXPORTED = re.compile(r"\*(?=[ \t]+=[ \t]|[ \t]*:[ \t]*\w)")
 C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
 KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")  # an OpenPGP key's id or fingerprint
@@ -258,7 +266,7 @@ def _gate() -> LineGate:
     space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
     word = "(?:" + "|".join(w for w in SECRET_WORDS if w.isascii()) + ")"  # the gate judges ASCII lines only
     name = word + r"[0-9A-Za-z_.$\-]*"
-    closing = r"[\"'`\]\\]*"
+    closing = r"[\"'`\]\\*]*"  # (`*`: Nim's export marker, `DbPassword* = "…"`)
     separator = f"{space}*(?:{OPERATORS}|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
@@ -284,7 +292,7 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
-            f"{name}[\"']{space}+(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
+            f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
             f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
@@ -322,6 +330,8 @@ _WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # 
 _NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
 # The same outside code: Postman's `"key": "password",`, HCL's `name = "…Password"`.
 _ENTRY_END_ELSEWHERE = rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])" + _NAMED + rb"[\"']?,?[ \t\r]*$"
+_NAMED_ELEMENT_END = rb"<[\w:.-]+[ \t][^<>\n]{0,200}?name[ \t]*=[ \t]*[\"'][\w .$-]{0,40}?" + _WORD_THEN_NAME
+_NAMED_ELEMENT_END += rb"[\"'][^<>\n]{0,200}>[ \t\r]*$"
 _HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
@@ -356,6 +366,8 @@ READS_BELOW["assignment"] = (
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
     # `signingSecret =` at a line's end, then the literal alone on the line below.
     (b"=", _AssignedAtLineEnd(), lambda path: True),
+    # `<setting name="SyncPassword" serializeAs="String">`, then `<value>…</value>` on the line below (.NET settings).
+    (b"name", re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
@@ -482,6 +494,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     array = C_ARRAY.match(line, position)
     if array is not None:
         position = array.end()  # char pass[] = "…": a C array's declarator
+    if NIM_EXPORTED.match(line, position):
+        position += 1  # DbPassword* = "…": Nim's mark of a name exported from its module
     if line[end : end + 1] in QUOTES and (item := ITEM_SET.match(line, position)) is not None:
         return item.end(), "="  # .Item("…/sendpassword") = "…": a collection's item set by its name (VBScript's CDO)
     if line.startswith("()", position):
@@ -719,10 +733,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # `token_type=bearer`: another pair, a name and its word
     if re.match(r"(?i)dbi:\w+:", value) and not re.search(r"(?i)(?:password|pwd)=", value):
         return None  # a Perl DBI data source without a password: where to connect, not how
-    if filters.is_public_key(value):
-        return None  # a public key in DER, base64
-    if value.startswith("eyJ") and any(re.fullmatch(r"[a-z]{1,10}", part) for part in value.split(".")[1:]):
-        return None  # eyJhbGciOi....short.token: a token's header with words for the rest
+    if filters.is_public_key(value) or SSH_PUBLIC_KEY.match(value):
+        return None  # a public key in DER, base64; an OpenSSH public key's line, its spaces URL-encoded or not
+    if value.startswith("eyJ") and _unsigned_token(value):
+        return None  # eyJhbGciOi....short.token, eyJ….eyJ….: a token's header with words or nothing for the rest
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4 or _stand_in_pair(decoded)):
         return None
@@ -751,6 +765,17 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if strength == "low":
         return None
     return "low" if signal == "contrived" else "medium" if kind == "weak" else strength
+
+
+def _unsigned_token(value: str) -> bool:
+    """A JSON Web Token's shape with words for its payload or signature, or no signature at all."""
+    parts = value.split(".")
+    signature = parts[2] if len(parts) == 3 else None
+    return (
+        any(re.fullmatch(r"[a-z]{1,10}", part) for part in parts[1:])
+        or signature == ""
+        or bool(signature and filters.wordy(signature))
+    )
 
 
 # A passphrase of capitalised words and a number (`Gravel Kestrel Delta 91`), not a title or a prompt: none of the
@@ -991,6 +1016,8 @@ def _at(
     if start in seen:
         return
     seen.add(start)
+    if line.endswith("://", 0, start):
+        return  # https://gitlab-ci-token:…@host: a URL's user, the URL rules' business
     if line.endswith("${", 0, start):
         return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
     if line.startswith("$", start) and line[end : end + 1] in QUOTES:
