@@ -247,6 +247,26 @@ def cisco_type7(secret: str) -> str | None:
     return password_slot(plain) if plain is not None else None
 
 
+def heidisql_plain(encoded: str) -> str | None:
+    """The text a HeidiSQL saved password hides: each character's code raised by the last digit, in hex."""
+    if len(encoded) < 5 or len(encoded) % 2 == 0 or not encoded[-1].isdigit():
+        return None
+    shift = int(encoded[-1])
+    try:
+        data = bytes.fromhex(encoded[:-1])
+    except ValueError:
+        return None
+    text = "".join(chr(b - shift) for b in data if b >= shift)
+    return text if len(text) == len(data) and text.isascii() and text.isprintable() else None
+
+
+@validator("heidisql-password")
+def heidisql_password(secret: str) -> str | None:
+    """A HeidiSQL session's saved password: judged, once decoded, as a password's slot is."""
+    plain = heidisql_plain(secret)
+    return password_slot(plain) if plain is not None else None
+
+
 @validator("dropbox-long-lived")
 def dropbox_long_lived(secret: str) -> str | None:
     """A Dropbox long-lived token: the ten `A`s after its first 11 characters are the format's own, so only the

@@ -103,7 +103,8 @@ NOT_SECRET_NAME = re.compile(
     r"|parser|reader|writer|loader|validator|serializer|exchange|introspect|revoke|refresh_url|lookup|check"
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
-    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies)$",
+    r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
+    r"|verifier)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -188,9 +189,10 @@ XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's k
 XML_VALUE_ELEMENT = re.compile(
     r"\s*<(?:string|value|defaultValue)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # (KeePass: <Value Protect…>; a Jenkins job's string parameter: <name>…</name> <defaultValue>…)
-# `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`: an element named by its name
+# `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`, `<Property key="password">`
+# (DbVisualizer's, Java's XML properties' `<entry key=…>`): an element named by an attribute
 XML_NAME_ATTRIBUTE = re.compile(
-    r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*[Nn]ame\s*=\s*[\"'][\w .-]{0,40}$"
+    r"<[\w:.-]+\s+(?:[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*')\s+)*(?:[Nn]ame|[Kk]ey)\s*=\s*[\"'][\w .-]{0,40}$"
 )
 XML_TEXT = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>([^<\s][^<]{5,}?)\s*</""")  # the element's text
 XML_TAG_REST = re.compile(r"""(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*>""")  # a start tag's other attributes
@@ -213,6 +215,7 @@ PROVIDER_SHAPES = (
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
+WINSCP_ENCRYPTED = re.compile(r"=(?!A3)[0-9A-F]{32,}\s*$")
 NIM_EXPORTED = re.compile(r"\*(?=[ \t]+=[ \t]|[ \t]*:[ \t]*\w)")
 C_ARRAY = re.compile(r"\[\d{0,5}\](?=\s*=(?!=))")
 NUMBERS = re.compile(r"[\d.:/-]+")  # numbers, dates, times, versions
@@ -294,7 +297,7 @@ def _gate() -> LineGate:
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
-            f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
+            f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
             # a decoding call of a literal, given to the name (DECODING_CALL)
@@ -317,7 +320,7 @@ def _gate() -> LineGate:
             f"{name}{space}*[=:]{space}*\\\\$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
-            f"name{space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
+            f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
             f"{name}{closing}{separator}\\{{{space}*$",
             f"{name}[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
         ),
@@ -330,8 +333,7 @@ _WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # 
 _NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
 # The same outside code: Postman's `"key": "password",`, HCL's `name = "…Password"`.
 _ENTRY_END_ELSEWHERE = rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])" + _NAMED + rb"[\"']?,?[ \t\r]*$"
-_NAMED_ELEMENT_END = rb"<[\w:.-]+[ \t][^<>\n]{0,200}?name[ \t]*=[ \t]*[\"'][\w .$-]{0,40}?" + _WORD_THEN_NAME
-_NAMED_ELEMENT_END += rb"[\"'][^<>\n]{0,200}>[ \t\r]*$"
+_NAMED_ELEMENT_END = rb"(?:name|key)=\"[\w .$-]{0,40}?" + _WORD_THEN_NAME + rb"\"[^<>\n]{0,200}>[ \t\r]*$"
 _HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
@@ -367,7 +369,8 @@ READS_BELOW["assignment"] = (
     # `signingSecret =` at a line's end, then the literal alone on the line below.
     (b"=", _AssignedAtLineEnd(), lambda path: True),
     # `<setting name="SyncPassword" serializeAs="String">`, then `<value>…</value>` on the line below (.NET settings).
-    (b"name", re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
+    (b'name="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
+    (b'key="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
@@ -397,8 +400,10 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
-    if re.search(r"(?:pass(?:word|phrase)?|secret|token|key)[_.\-]?(?:command|cmd)$", bare, re.I):
-        return None  # BORG_PASSCOMMAND, password_cmd: a command that prints the secret
+    if re.search(r"(?:pass(?:word|phrase)?|secret|token|key)[_.\-]?(?:exec[_.\-]?)?(?:command|cmd)$", bare, re.I):
+        return None  # BORG_PASSCOMMAND, password_cmd, pgAdmin's PasswordExecCommand: a command that prints the secret
+    if re.search(r"(?:key|kdf|pbkdf2?|scrypt)[_.\-]?salt$", bare, re.I):
+        return None  # keySalt: a key derivation's salt, kept beside what it derives a key for
     if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
         return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
     if ENCRYPTED_NAME.match(bare):
@@ -756,6 +761,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     strength = filters.strength(value)
     if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None
+    if spaced and not quoted and HYPHENATED_WORDS.fullmatch(value):
+        return None  # `writes passwords base64-encoded, which`: prose's compound word, not a value given to a name
     if spaced and strength == "low":
         return None  # `token is` in prose: a value after a space alone must look generated
     if kind == "password":
@@ -787,6 +794,7 @@ PROSE_WORDS = frozenset(
 )
 
 
+HYPHENATED_WORDS = re.compile(r"[a-z]+\d{0,3}(?:-[a-z]{3,})+[,.;:]?")
 GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")  # as Google shows one: four groups of four letters
 
 
@@ -898,12 +906,12 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
     """Where the value of a name/value entry starts (its line and column) when the name from `start` to `end` is
     the entry's `name`: on the line below (`- name: X` / `value: …`) or beside it (`"name": "X", "value": …`); in
     XML, a property list's `<key>X</key>` or Hadoop's `<name>X</name>` and the element after it, on the same line
-    or the next (`<string>…</string>`, `<value>…</value>`)."""
+    or the next (`<string>…</string>`, `<value>…</value>`); an element named by its `name` or `key` attribute and
+    its `<value>` child (.NET settings)."""
     line = lines[index]
-    if XML_NAME_ATTRIBUTE.search(line, 0, start) and line[end : end + 1] in "\"'":
-        tag = XML_TAG_REST.match(line, end + 1)  # <setting name="ApiKey" serializeAs="String"> / <value>…</value>
-        if tag is None:
-            return None
+    tag = XML_TAG_REST.match(line, end + 1) if line[end : end + 1] in "\"'" else None
+    if tag is not None and XML_NAME_ATTRIBUTE.search(line, 0, start):
+        # <setting name="ApiKey" serializeAs="String"> / <value>…</value>
         beside = XML_VALUE_CHILD.match(line, tag.end())
         if beside is not None:
             return index, beside.end()
@@ -1026,6 +1034,8 @@ def _at(
     kind = _kind(name)
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    if name == "Password" and path.lower().endswith("winscp.ini") and WINSCP_ENCRYPTED.match(line, end):
+        return  # WinSCP's session password under a master password: AES ciphertext (an obfuscated one starts A3)
     if REGISTRY_DPAPI.match(line, end):
         return  # "EncryptedDbPassword"=hex:01,00,00,00,d0,8c,9d,df,…: ciphertext only the machine or user opens
     if re.search(r"\sencoding\s*=\s*[\"']crypt[\"']", line):

@@ -66,10 +66,13 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
 
 def _judged_pair(user: str, password: str, sure: str) -> str | None:
     """The confidence `user:password` deserves (`sure` at most), None when the password stands in or is the user's
-    name; one typed by hand is low."""
+    name, or a stand-in's (a user that stands in with a password that does not look generated: `foo:bar`); one
+    typed by hand is low."""
     signal = filters.slot_signal(password)
-    if signal == "placeholder" or password == user or user and filters.is_placeholder(user):
+    if signal == "placeholder" or password == user:
         return None
+    if user and filters.is_placeholder(user) and filters.strength(password) != "high":
+        return None  # (`default:Oe2p…`: ClickHouse's user of that name, with a generated password, is a credential)
     return "low" if signal == "contrived" or filters.hand_typed(password) else sure
 
 
