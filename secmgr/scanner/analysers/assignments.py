@@ -152,8 +152,8 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
-# Files whose values are text as written, never an expression: Java's .properties.
-LITERAL_VALUE_SUFFIXES = (".properties", ".ini")
+# Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
+LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf")
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
