@@ -165,6 +165,7 @@ ENCRYPTED = re.compile(
     r"|^AQAAANCMnd8BFdERjHoAwE/Cl\+sBAAAA"  # Windows DPAPI's blob (NuGet's, PowerShell's ConvertFrom-SecureString)
     r"|^gAAAAA[A-Za-z0-9_-]{70,}={0,2}$"  # a Fernet token (version 0x80, then a timestamp): Airflow's, Django's
     r"|^AQ[EI]CAH[A-Za-z0-9+/]{60,}={0,2}$"  # an AWS KMS ciphertext blob (Encrypt's CiphertextBlob, a data key)
+    r"|^CiQA[A-Za-z0-9+/]{40,}={0,2}$"  # a Google Cloud KMS ciphertext (its key version's id first: Cloud Build's)
     r"|^v1:[A-Za-z0-9+/]{8,}={0,2}:v1:"  # Pulumi's secrets provider's salt and ciphertext
     r"|^(?:51:b:)?(?i:01000000d08c9ddf0115d1118c7a00c04fc297eb)"  # a DPAPI blob in hex (.rdp, .reg, WLAN profiles)
     r"|^\[enc:\w+:"  # IIS's applicationHost.config: [enc:AesProvider:…:enc]
@@ -284,6 +285,13 @@ def cjk_words(value: str) -> bool:
     return len(CJK.findall(value)) >= 2 and not re.search(r"[A-Za-z0-9]", value)
 
 
+# The account keys Azurite (devstoreaccount1) and the Cosmos DB emulator document for everyone's local use.
+EMULATOR_KEYS = (
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFMTUtUl2ZCJOmStOBSJMh",
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw",
+)
+
+
 def is_placeholder(value: str) -> bool:
     """A value that stands in for a secret: a template, an example, a stand-in word, a run or a repeat."""
     return placeholder_signal(value) == "placeholder"
@@ -303,6 +311,8 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"
     if len(value) >= 64 and EMBEDDED_FILE.match(value):
         return "placeholder"  # an image, a font or a document inlined as base64
+    if value.startswith(EMULATOR_KEYS):
+        return "placeholder"  # the storage and Cosmos DB emulators' keys, the same in every copy Microsoft ships
     if "EXAMPLE" in value:
         return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
@@ -367,8 +377,8 @@ def _certainly_stands_in(value: str) -> bool:
         return True
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
         return True
-    if "EXAMPLE" in value:
-        return True  # AWS documentation's keys and tokens, however long (never by chance in base64)
+    if "EXAMPLE" in value or value.startswith(EMULATOR_KEYS):
+        return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the emulators'
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return True  # a long value is judged by words said over and over, not once
     stand_in = says_stand_in(value) and not _walk_padded(value)
@@ -550,7 +560,10 @@ POWERSHELL = re.compile(
 # The base64 of a SubjectPublicKeyInfo's first bytes (EC P-256 and P-384, RSA 2048 and 4096, Ed25519, X25519): a
 # public key, published with what uses it.
 PUBLIC_KEY_DER = ("MFkwEwYHKoZIzj0CAQ", "MHYwEAYHKoZIzj0CAQ", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A",
-                  "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A", "MCowBQYDK2VwAyEA", "MCowBQYDK2VuAyEA")  # fmt: skip
+                  "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A", "MCowBQYDK2VwAyEA", "MCowBQYDK2VuAyEA",
+                  # an OpenSSH public key's body: its algorithm's name, length-prefixed (ssh-rsa, ssh-ed25519, …)
+                  "AAAAB3NzaC1yc2E", "AAAAC3NzaC1lZDI1NTE5", "AAAAE2VjZHNhLXNoYTItbmlzdHA",
+                  "AAAAB3NzaC1kc3M")  # fmt: skip
 
 
 def is_public_key(value: str) -> bool:
@@ -659,7 +672,7 @@ def random_letters(value: str) -> bool:
 
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
-    if re.fullmatch(r"_*[^\W\d_]+(?:[ _.\-/:][^\W\d_]+)*[_.:?!]?\s*", value):
+    if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key)
         return not random_letters(value)  # words of any script: Token hinzufügen
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi

@@ -214,6 +214,9 @@ PROVIDER_SHAPES = (
     (("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}")),
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
+_SECRET_VERSION = r"[A-Za-z_]\w*=[\w.-]+:(?:latest|\d{1,6})"
+SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*")
+AZURE_RESOURCE_TYPE = re.compile(r"[A-Z][A-Za-z]+(?:\.[A-Za-z]+)+/[\w/.-]+@\d{4}-\d{2}-\d{2}(?:-preview)?")
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
 WINSCP_ENCRYPTED = re.compile(r"=(?!A3)[0-9A-F]{32,}\s*$")
 NIM_EXPORTED = re.compile(r"\*(?=[ \t]+=[ \t]|[ \t]*:[ \t]*\w)")
@@ -236,7 +239,12 @@ TYPE_THEN_VALUE = re.compile(
     r"&?(?:'static\s+)?(?:\[\w{1,8}(?:;\s*\d{1,5})?\]|[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?)\??\s*=(?!=)\s*"
 )  # `: &str = `, `: &[u8] = `, `: String = `
 CHECKSUM_BEFORE = re.compile(r"(?:checksum|digest|sha\d{0,3}|md5)[/._-]$", re.IGNORECASE)
-ARN_BEFORE = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:\d{0,12}:$")
+# An ARN up to a name in it (its region and account may be CloudFormation's `${AWS::Region}`), and an ARN's path
+# before one (`…:build/catalog-api:<id>`): a resource's address, not a name given a value.
+ARN_BEFORE = re.compile(
+    r"\barn:(?:aws[\w-]*|\$\{AWS::Partition\}):[\w-]*:(?:[\w-]*|\$\{[\w:]+\}):(?:\d{0,12}|\$\{[\w:]+\}):$"
+)
+IN_ARN = re.compile(r"\barn:aws[\w-]*:[^\s\"']*$")
 XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
 # An environment variable's or a property's name given first to a setter: define("DB_PASSWORD", "…"),
 # param("env.DEPLOY_TOKEN", "…"), System.setProperty("javax.net.ssl.keyStorePassword", "…"): the value is given to it.
@@ -695,6 +703,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # (`Authentication**`: Markdown's bold word)
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
+    if AZURE_RESOURCE_TYPE.fullmatch(value) or value.lower() in ("latest", "current", "previous"):
+        return None  # 'Microsoft.KeyVault/vaults/secrets@2023-07-01': Bicep's resource type; `secret:latest`: a version
+    if SECRET_VERSIONS.fullmatch(value):
+        return None  # --set-secrets "DB_PASSWORD=db-password:latest": variables given Secret Manager's secrets by name
     if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
         return None  # "PasswordAgeDays"=dword:0000001e: a registry value's number; a Windows product key: a licence
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
@@ -1052,7 +1064,7 @@ def _at(
         return  # git's [user] signingkey: a GPG key's id or an SSH public key
     if SHELL_ALIAS.fullmatch(line, 0, start):
         return  # alias pw='pass -c': a shell alias's name, given the command it stands for
-    if ARN_BEFORE.search(line, 0, start):
+    if ARN_BEFORE.search(line, 0, start) or IN_ARN.search(line, 0, start):
         return  # arn:aws:secretsmanager:…:secret:name: a resource's address, not a name given a value
     if (
         kind != "password"

@@ -45,8 +45,9 @@ def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
     body, damaged = [], 0
     for chunk in chunks:
         quoted = '"' in chunk or "'" in chunk
-        # a string literal's line: the operators after it (`+`, a C macro's `\`, a list's `,`) are not the body's
-        words = (chunk.rstrip().rstrip("+\\,;").rstrip() if quoted else chunk).split()
+        # a string literal's line: the operators after it (`+`, a C macro's `\`, a list's `,`) are not the body's;
+        # a line going on to the next (a .properties value's ` \`) neither
+        words = (chunk.rstrip().rstrip("+\\,;") if quoted else chunk.rstrip().removesuffix("\\")).rstrip().split()
         if not words or HEADER_LINE.match(chunk.strip().strip("\"'")):
             continue
         text = NOT_BODY.sub("", words[-1].replace("\\n", "").replace("\\r", ""))
