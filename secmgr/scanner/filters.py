@@ -79,6 +79,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "je7mtgbi/wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
         "ak6ab3cr2lpijytt5hcn2hoc5ywuewbxmzvnxugiotmb4llnfrdruxw6jngaa",
+        "pass_good",  # Plaid's sandbox test user's password (user_good), documented for every developer
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
         "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation

@@ -46,7 +46,8 @@ STRONG = re.compile(
     r"|requirepass|masterauth|authtok(?!en)"
     # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
     r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store|auth"
-    r"|crypto|priv|enable)pass\b",  # (authpass, cryptopass, privpass: SNMPv3's)
+    r"|crypto|priv|enable|remote|dn|imap|pop)pass\b",  # (authpass, cryptopass, privpass: SNMPv3's; offlineimap's
+    # remotepass, Dovecot's dnpass)
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
@@ -410,6 +411,8 @@ def _kind(name: str) -> str | None:
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
     if re.search(r"(?:pass(?:word|phrase)?|secret|token|key)[_.\-]?(?:exec[_.\-]?)?(?:command|cmd)$", bare, re.I):
         return None  # BORG_PASSCOMMAND, password_cmd, pgAdmin's PasswordExecCommand: a command that prints the secret
+    if re.search(r"(?:received|expected|computed|calculated|actual|given|provided)[_.\-]?sig(?:nature)?$", bare, re.I):
+        return None  # received_sig: a webhook's signature, compared with the one computed; it opens nothing
     if re.search(r"(?:key|kdf|pbkdf2?|scrypt)[_.\-]?salt$", bare, re.I):
         return None  # keySalt: a key derivation's salt, kept beside what it derives a key for
     if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
@@ -752,14 +755,14 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a Perl DBI data source without a password: where to connect, not how
     if filters.is_public_key(value) or SSH_PUBLIC_KEY.match(value):
         return None  # a public key in DER, base64; an OpenSSH public key's line, its spaces URL-encoded or not
-    if value.startswith("eyJ") and _unsigned_token(value):
+    if value.removeprefix("Bearer ").startswith("eyJ") and _unsigned_token(value.removeprefix("Bearer ")):
         return None  # eyJhbGciOi....short.token, eyJ….eyJ….: a token's header with words or nothing for the rest
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4 or _stand_in_pair(decoded)):
         return None
     if kind != "password" and any(value.startswith(p) and not shape.fullmatch(value) for p, shape in PROVIDER_SHAPES):
         return None  # a provider's prefix without its shape: a token cut short or made up
-    if re.search(r"gpg|pgp", name, re.I) and KEY_ID.fullmatch(value):
+    if re.search(r"gpg|pgp|git[_.\-]?signing", name, re.I) and KEY_ID.fullmatch(value):
         return None  # GPG_KEY=EECC5CE7…: a key's id or fingerprint, which names a public key
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
@@ -1187,7 +1190,7 @@ def _at(
             if confidence:  # (else a value with a `%` in it, as written: Lk%3c5N may be a password as it is)
                 yield Candidate(rule, index, at, plain.strip(), confidence, line.strip()[:200], "url")
                 return
-    literal = path.lower().endswith(LITERAL_VALUE_SUFFIXES)  # `*Kq8.vZ` there is text, not a pointer or a field
+    literal = path.lower().endswith((*LITERAL_VALUE_SUFFIXES, *SPACED_CREDENTIAL_FILES))  # `*Kq8.vZ`: text, no field
     confidence = _acceptable(name, kind, value, quoted, spaced, direct, literal)
     if confidence:
         yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])

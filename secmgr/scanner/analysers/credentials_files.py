@@ -24,6 +24,7 @@ SECRET_NAMED = re.compile(r"pass|pwd|secret|token|key|cred|auth|pin|salt|seed|co
 PGPASS = re.compile(r"^[^:\s#]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S{4,})$")
 CSV_SUFFIXES = (".csv", ".tsv")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+GHERKIN_SUFFIXES = (".feature",)
 # Pages and saved messages, whose tables are HTML (a wiki's export, a mail's body): rows written one per line.
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".eml", ".mht", ".mhtml")
 HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE)
@@ -136,7 +137,7 @@ READS_BELOW["csv-credentials"] = (
     (
         b"|",
         re.compile(rb"\|[ \t`]*" + SECRET_COLUMN.encode() + rb"[ \t`]*\|"),
-        lambda path: path.lower().endswith(MARKDOWN_SUFFIXES),
+        lambda path: path.lower().endswith((*MARKDOWN_SUFFIXES, *GHERKIN_SUFFIXES)),
     ),
     (
         b"<th",
@@ -204,12 +205,30 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 while end < len(lines) and "|" in lines[end] and end - header < CSV_ROWS:
                     end += 1
                 yield from _column_values(lines, header, range(header + 2, end), _cells)
+    elif path.lower().endswith(GHERKIN_SUFFIXES):
+        yield from _gherkin_tables(lines)
     elif path.lower().endswith(HTML_SUFFIXES):
         yield from _html_tables(lines)
     elif path.lower().endswith(ASCIIDOC_SUFFIXES):
         yield from _asciidoc_tables(lines)
     elif path.lower().endswith(WIKI_SUFFIXES):
         yield from _wiki_tables(lines)
+
+
+def _gherkin_tables(lines: Sequence[str]) -> Iterator[Candidate]:
+    """A Gherkin feature's tables (a scenario outline's `Examples:`, a step's data table): the first row names the
+    columns, no rule line below it."""
+    for header, line in enumerate(lines):
+        if not _gherkin_row(line) or header and _gherkin_row(lines[header - 1]):
+            continue
+        end = header + 1
+        while end < len(lines) and _gherkin_row(lines[end]) and end - header < CSV_ROWS:
+            end += 1
+        yield from _column_values(lines, header, range(header + 1, end), _cells)
+
+
+def _gherkin_row(line: str) -> bool:
+    return line.lstrip().startswith("|")
 
 
 def _wiki_cell(cell: str) -> str:
