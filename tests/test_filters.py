@@ -874,3 +874,31 @@ def test_a_digest_of_a_password_named_so_is_a_hash_not_a_password() -> None:
 )
 def test_references_ciphertexts_lists_and_shapes_where_a_secret_goes(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "found"),
+    [
+        ("db_password: prod/rds/api-rw", "flags.yaml", False),  # a secret store's name for the secret
+        ("db_password: Kq8#vLm2Zx9T", "flags.yaml", True),
+        ('assert login("alice", "wrong-password") is None', "test_login.py", False),  # refused on purpose
+        ('assert login("alice", "Kq8#vLm2Zx9T") is None', "test_login.py", True),
+        ("keySalt: 1a367f74c40a8ed2098d6f09b7840e456106c6a094b7af6d5d4920e936332438", "vault.yaml", False),
+        ("keyData: 1a367f74c40a8ed2098d6f09b7840e456106c6a094b7af6d5d4920e936332438", "vault.yaml", True),
+        ('"received_sig": "9c1f0e2a4b7d3c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"', "app.log", False),
+        ('"signing_secret": "9c1f0e2a4b7d3c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"', "app.json", True),
+        ('      run: gcloud run deploy --set-secrets "DB_PASSWORD=db-password:latest"', "deploy.yml", False),
+        (
+            "AccountKey=C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+            "a.env",
+            False,
+        ),
+        (
+            "AccountKey=Wq7zLm2Rk9vTp4XnC8bY3dFs6Hj1Gt5KeN0aMuVwQz8LmR2kT9vXc3bY4dLs6Hj9Gt3KeN7aMuVw1Zq5XnC8bY2dLs4Hj==",
+            "a.env",
+            True,
+        ),
+    ],
+)
+def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path: str, found: bool) -> None:
+    assert_found(text, path, found)
