@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from .. import filters
 from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
-# The call, up to its format string's opening quote; or a string followed by Python's `%` operator.
+# The call, up to its format string's opening quote (after a buffer or stream argument: sprintf, fprintf).
 CALL = re.compile(r"""(?:\b(?:fmt\.)?[Ss]n?printf|\bString\.format|\bstring\.Format)\(\s*(?:\w+\s*,\s*)?(?=["'`])""")
 STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`""")
 PRINTF_DIRECTIVE = re.compile(r"%%|%[-+# 0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z]")
@@ -26,6 +26,7 @@ USERINFO = re.compile(r"://[^/@\s:]*:$")  # `://%s:` before the password's direc
 # After a string, Python's operator or method that formats it: `"…" % (`, `"…".format(`.
 APPLIED = re.compile(r"\s*(?:%\s*\(|\.format\()")
 MAX_LINES = 6  # a call's arguments are read over this many lines at most
+LABEL_WORD = re.compile(r"(?i)pass|pwd")  # (a line holding none labels no password, but a URL's userinfo may)
 
 
 @analyser("format-call")
@@ -35,29 +36,27 @@ def format_call_passwords(lines: Sequence[str], path: str, starts: Iterable[int]
         if len(line) > LONG_LINE or not (LABEL_WORD.search(line) or "://" in line):
             continue
         for call in CALL.finditer(line):
-            yield from _call(lines, index, call.end(), brace=call.group().lower().endswith("format("))
+            yield from _call(lines, index, call.end())
         for string in STRING.finditer(line):
             applied = APPLIED.match(line, string.end())
             if applied is not None:
-                yield from _arguments(lines, index, string, applied.end(), brace="format" in applied.group())
+                yield from _arguments(lines, index, string, applied.end())
 
 
-LABEL_WORD = re.compile(r"(?i)pass|pwd")
-
-
-def _call(lines: Sequence[str], index: int, start: int, brace: bool) -> Iterator[Candidate]:
+def _call(lines: Sequence[str], index: int, start: int) -> Iterator[Candidate]:
     string = STRING.match(lines[index], start)
     if string is None:
         return
     rest = re.match(r"\s*,", lines[index][string.end() :])
     if rest is None:
         return
-    yield from _arguments(lines, index, string, string.end() + rest.end(), brace or "{" in string.group())
+    yield from _arguments(lines, index, string, string.end() + rest.end())
 
 
-def _arguments(lines: Sequence[str], index: int, string: re.Match[str], start: int, brace: bool) -> Iterator[Candidate]:
+def _arguments(lines: Sequence[str], index: int, string: re.Match[str], start: int) -> Iterator[Candidate]:
     text = next(group for group in string.groups() if group is not None)
-    wanted = _password_argument(text, brace)
+    printf = any(directive.group() != "%%" for directive in PRINTF_DIRECTIVE.finditer(text))
+    wanted = _password_argument(text, brace=not printf)  # printf's `%s` (Go, C, Java, Python's %), else `{0}`/`{}`
     if wanted is None:
         return
     for number, (at_line, column, argument) in enumerate(_split(lines, index, start)):
