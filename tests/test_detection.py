@@ -184,6 +184,22 @@ def test_hyperscan_prefilters_change_no_finding() -> None:
     assert found > 1000
 
 
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_path_expressions_give_the_answers_of_re() -> None:
+    """Every rule's path expression, asked through Hyperscan and remembered, answers as `re` does: for the paths the
+    rules' own examples name, their case changed, and paths that are not ASCII."""
+    patterns = sorted({r.path for r in DETECTOR.rules if r.path is not None}, key=lambda p: (p.pattern, p.flags))
+    fast, plain = prefilter.PathPatterns(patterns), prefilter.PathPatterns(patterns, accelerate=False)
+    paths = {e.path for r in DETECTOR.rules for e in (*r.examples, *r.counterexamples)}
+    paths |= {p.upper() for p in paths} | {f"caf\u00e9/{p}" for p in paths} | {"", "a/b/c.py", ".htpasswd"}
+    matched = 0
+    for path in sorted(paths) * 2:  # (the second time from memory)
+        expected = frozenset(i for i, pattern in enumerate(patterns) if pattern.search(path))
+        assert fast.matching(path) == expected == plain.matching(path), path
+        matched += bool(expected)
+    assert matched > 100
+
+
 GATE_CASES = [
     ("password = 'hunter22'\nkey = compute_key(value)\nsig = inspect.signature(fn)", "app.py"),
     ('define("DB_PASSWORD", "Qm7Zr2Lx9K");\nsetPassword( "Qm7Zr2Lx9K" )\n$token ??= `Qm7Zr2Lx9K`', "wp-config.php"),

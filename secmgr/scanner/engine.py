@@ -171,14 +171,23 @@ class Detector:
         self.cased_keywords = sorted(
             {*self.keywords, *(form for k in self.keywords if not k.isascii() for form in (k.upper(), k.capitalize()))}
         )
-        self._path_rules = [r.path for r in self.rules if not r.keywords and r.path is not None]
+        # Every rule's path expression, asked once per path (Hyperscan proposes, `re` confirms): a rule without
+        # keywords limited to some paths makes history read those files whole.
+        self._paths = prefilter.PathPatterns(
+            sorted({r.path for r in self.rules if r.path is not None}, key=lambda p: (p.pattern, p.flags)),
+            self.accelerated,
+        )
+        self._path_position = {pattern: i for i, pattern in enumerate(self._paths.patterns)}
+        self._whole_at_paths = frozenset(
+            self._path_position[r.path] for r in self.rules if not r.keywords and r.path is not None
+        )
         # Keywords of the rules that need more than the lines holding a keyword (a key's body, a manifest's data):
         # history re-reads a whole file diff when one of its lines holds one of these.
         whole = [r for r in self.rules if r.multiline or r.analyser in WHOLE_TEXT_ANALYSERS]
         self.context_keywords = sorted({k for r in whole for k in r.keywords})
         # (a rule limited to some paths reads a diff whole only at those paths: `variable "` is Terraform's in a .tf)
         self._context = sorted({k.encode() for r in whole if r.path is None for k in r.keywords})
-        self._context_at = [(r.path, [k.encode() for k in r.keywords]) for r in whole if r.path is not None]
+        self._context_at = [(self._path_position[r.path], [k.encode() for k in r.keywords]) for r in whole if r.path]
         self._block_scalar = re.compile(BLOCK_SCALAR.encode(), re.MULTILINE)
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex,
@@ -207,12 +216,20 @@ class Detector:
         # Rules without keywords or paths (a Discord token alone in `client.run(...)`): with Hyperscan their own
         # expression finds their lines; without it they need every line.
         self._unkeyed = frozenset(i for i in self._without_keywords if self.line_rules[i].path is None)
+        self._keyless_at_paths = frozenset(
+            self._path_position[r.path] for r in self.line_rules if not r.keywords and r.path is not None
+        )
         self._rules_at: dict[frozenset[bytes], list[int]] = {}
         analysed = [r for _, rules in self.analysers.values() for r in rules.values()]
         self._document_keywords = sorted({k for r in (*self.text_rules, *analysed) for k in r.keywords})
         self._relevant: dict[frozenset[int], frozenset[int]] = {}  # see _words_by_line
         self._line_words = {name: frozenset(w.encode() for w in words) for name, words in LINE_WORDS.items()}
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
+        # An analyser is asked when the text holds a keyword of one of its rules (None: one of them has none).
+        self._analyser_keywords: dict[str, frozenset[str] | None] = {}
+        for name, (_, rules) in self.analysers.items():
+            words = frozenset(k for r in rules.values() for k in r.keywords)
+            self._analyser_keywords[name] = None if any(not r.keywords for r in rules.values()) else words
         self._reads_below = [entry for name in self.analysers for entry in READS_BELOW.get(name, ())]
         self._unmarked_below = [counts for name in self.analysers if name in UNMARKED_BELOW
                                 for _, _, counts in READS_BELOW.get(name, ())]  # fmt: skip
@@ -223,6 +240,7 @@ class Detector:
         self._continued = [rule for rule in self.line_rules if rule.continued]
         self._continued_keywords = sorted({k for rule in self._continued for k in rule.keywords})
         self._continued_bytes = [k.encode() for k in self._continued_keywords]
+        self._continued_keyword = re.compile(_trie(self._continued_keywords) or "(?!)")
         self._command_goes_on = re.compile(
             ("(?:" + "|".join(re.escape(k) for k in self._continued_keywords) + ")[^\n]*" + CONTINUES).encode(),
             re.MULTILINE,
@@ -244,7 +262,8 @@ class Detector:
         key's marker, a manifest's kind, a YAML block scalar after a name, or a file read whole by its name."""
         if any(WHOLE_FILE_PATHS[name](path) for name in self._whole_paths) or path.lower().endswith(".rtf"):
             return True  # (an RTF document's text is spread over its lines: read whole, see decode.rtf_text)
-        if any(pattern.search(path) for pattern in self._path_rules):
+        at_paths = self._paths.matching(path)
+        if not at_paths.isdisjoint(self._whole_at_paths):
             return True
         text = b"\n".join(lines)
         lowered = text.lower()
@@ -253,7 +272,7 @@ class Detector:
                 return True
         elif any(keyword in lowered for keyword in self._context):
             return True
-        if any(at.search(path) and any(k in lowered for k in keywords) for at, keywords in self._context_at):
+        if any(at in at_paths and any(k in lowered for k in keywords) for at, keywords in self._context_at):
             return True
         if (b"|" in text or b">" in text) and self._block_scalar.search(text) is not None:
             return True
@@ -266,7 +285,7 @@ class Detector:
         if self._goes_on(text, lowered):
             return True  # a command continued on lines that hold no keyword
         return any(
-            counts(path) and word in lowered and pattern.search(lowered) for word, pattern, counts in self._reads_below
+            word in lowered and counts(path) and pattern.search(lowered) for word, pattern, counts in self._reads_below
         )
 
     def _goes_on(self, text: bytes, lowered: bytes) -> bool:
@@ -401,21 +420,21 @@ class Detector:
 
     def _scan_lines(self, lines: list[str], text: str, path: str, commit: str, depth: int) -> list[Match]:
         allowed = {i for i, line in enumerate(lines) if INLINE_ALLOW in line} if INLINE_ALLOW in text else set()
-        by_path = (i for i in self._without_keywords - self._unkeyed)
-        every_line = self.every_line or any(self._applies(self.line_rules[i], path) for i in by_path)
+        every_line = self.every_line or not self._paths.matching(path).isdisjoint(self._keyless_at_paths)
         words, possible = self._words_by_line(text, lines) if self.accelerated and not every_line else (None, set())
         found: list[Match] = []
         for index, chosen in self._line_rules(lines, words, possible):
             if index not in allowed:
                 found += self._line_matches(lines[index], index, path, commit, chosen)
         lowered = text.lower()
-        if self._continued and _continues(text) and any(k in lowered for k in self._continued_keywords):
+        if self._continued and _continues(text) and self._continued_keyword.search(lowered):
             found += self._continued_matches(lines, allowed, path, commit)
         present = self._present(text, lowered)
         if self.text_rules:
             found += self._text_matches(text, present, allowed, path, commit)
         for name, (fn, rules) in self.analysers.items():
-            if not any(not r.keywords or not present.isdisjoint(r.keywords) for r in rules.values()):
+            keywords = self._analyser_keywords[name]
+            if keywords is not None and present.isdisjoint(keywords):
                 continue
             gate = self._line_words.get(name)
             if words is not None and name in self.gates:
@@ -475,9 +494,8 @@ class Detector:
             return self._any_keyword_lowered.search(text.lower()) is not None
         return self._any_keyword.search(text) is not None
 
-    @staticmethod
-    def _applies(rule: Rule, path: str) -> bool:
-        return rule.path is None or bool(rule.path.search(path))
+    def _applies(self, rule: Rule, path: str) -> bool:
+        return rule.path is None or self._path_position[rule.path] in self._paths.matching(path)
 
     def _words_by_line(self, text: str, lines: Sequence[str]) -> tuple[dict[int, frozenset[bytes] | None], set[int]]:
         """The keywords (and analysers' line words) each line holds, found by Hyperscan, None for a line that is
@@ -580,7 +598,7 @@ class Detector:
             rules = [rule for rule in rules if rule.confidence == "high" and not rule.id.startswith(GENERIC)]
             long = _LongLine(line, (self._accelerator or self._accelerate()).words if self.accelerated else None)
         for rule in rules:
-            if rule.path is not None and not rule.path.search(path):
+            if not self._applies(rule, path):
                 continue
             assert rule.regex is not None
             for found in rule.regex.finditer(line) if long is None else _found_in(rule, line, long):
@@ -631,7 +649,7 @@ class Detector:
     def _text_matches(self, text: str, present: set[str], allowed: set[int], path: str, commit: str) -> Iterator[Match]:
         chosen = [i for i, r in enumerate(self.text_rules)
                   if (not r.keywords or not present.isdisjoint(r.keywords))
-                  and (r.path is None or r.path.search(path))]  # fmt: skip
+                  and self._applies(r, path)]  # fmt: skip
         if chosen and self.accelerated and text.isascii():  # the expressions only where their prefilter matched
             possible = (self._accelerator or self._accelerate()).text_rules.possible(text.encode())
             chosen = [i for i in chosen if i in possible]

@@ -272,6 +272,31 @@ class RuleFilter:
         return found
 
 
+class PathPatterns:
+    """Which of a list of path expressions match a path, remembered for the last few thousand paths: Hyperscan
+    proposes (on an ASCII path) and `re` confirms, so the answer is the expressions' own."""
+
+    REMEMBERED = 4096
+
+    def __init__(self, patterns: Sequence[re.Pattern[str]], accelerate: bool = True) -> None:
+        self.patterns = list(patterns)
+        self._filter = RuleFilter(self.patterns) if accelerate and AVAILABLE and self.patterns else None
+        self._every = range(len(self.patterns))
+        self._known: dict[str, frozenset[int]] = {}
+
+    def matching(self, path: str) -> frozenset[int]:
+        """The positions of the expressions that match somewhere in `path`."""
+        known = self._known.get(path)
+        if known is None:
+            ascii_path = self._filter is not None and path.isascii()
+            candidates = self._filter.possible(path.encode()) if ascii_path and self._filter else self._every
+            known = frozenset(i for i in candidates if self.patterns[i].search(path))
+            if len(self._known) >= self.REMEMBERED:
+                self._known.clear()
+            self._known[path] = known
+        return known
+
+
 def _collect_id(identifier: int, start: int, end: int, flags: int, found: set[int]) -> None:
     found.add(identifier)
 
