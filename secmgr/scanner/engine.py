@@ -227,9 +227,9 @@ class Detector:
         self.gates: dict[str, LineGate] = {name: LINE_GATES[name] for name in self.analysers if name in LINE_GATES}
         # An analyser is asked when the text holds a keyword of one of its rules (None: one of them has none).
         self._analyser_keywords: dict[str, frozenset[str] | None] = {}
-        for name, (_, rules) in self.analysers.items():
-            words = frozenset(k for r in rules.values() for k in r.keywords)
-            self._analyser_keywords[name] = None if any(not r.keywords for r in rules.values()) else words
+        for name, (_, analysed_rules) in self.analysers.items():
+            words = frozenset(k for r in analysed_rules.values() for k in r.keywords)
+            self._analyser_keywords[name] = None if any(not r.keywords for r in analysed_rules.values()) else words
         self._reads_below = [entry for name in self.analysers for entry in READS_BELOW.get(name, ())]
         self._unmarked_below = [counts for name in self.analysers if name in UNMARKED_BELOW
                                 for _, _, counts in READS_BELOW.get(name, ())]  # fmt: skip
