@@ -902,3 +902,47 @@ def test_references_ciphertexts_lists_and_shapes_where_a_secret_goes(path: str, 
 )
 def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a query string or a form's body inside a literal, in code: its value is a literal too
+        ("dsm.py", '         "&account=timelapse&passwd=8btH2zl6oojtEt&session=SurveillanceStation")', True),
+        ("Route.java", '        + "?password=Copper6velvet_556"', True),
+        ("Route.java", '        + "?password=" + URLEncoder.encode(password)', False),
+        ("app.py", 'body = f"user=bob&password={password}"', False),
+        ("redact_test.go", '\t\t{"password kv", "password=hunter2", "password=[REDACTED]"},', False),
+        # inside a template's expression: a lookup's terms, a Camel property function
+        (
+            "app01.yml",
+            "key_base: \"{{ lookup('hashi_vault', 'secret=kv/data/app:key_base url=https://v:8200') }}\"",
+            False,
+        ),
+        ("app.properties", "camel.component.activemq.password={{hashicorp:secret:integration/amq#password}}", False),
+        ("a.env", "VAULT_SECRET=kv/data/app01:secret_key_base", False),
+        # an expression in brackets (ARM, Workflow), an app's name and version
+        ("LogicApp.json", '            "value": "[parameters(\'sendGridApiKey\')]"', False),
+        ("zapfile.json", '          "selected_api": "TypeformCLIAPI@2.4.1",', False),
+        ("zapfile.json", '          "api_key": "Kq8vLm2Zx9Rw4Tn7Hc3s",', True),
+        # a Workflow variable's default value, OpenWrt's Wi-Fi key
+        (
+            "Main.xaml",
+            '<Variable x:TypeArguments="x:String" Name="strPortalPass" Default="juniper82*Kestrel!" />',
+            True,
+        ),
+        ("Main.xaml", '<Variable x:TypeArguments="x:String" Name="strPortalPass" Default="[in_Password]" />', False),
+        ("etc/config/wireless", "\toption key 'maple-otter-pepper-82'", True),
+        ("etc/config/network", "\toption key 'maple-otter-pepper-82'", False),
+        # a password spelt in digits and symbols, a template's end cut at its colon
+        (
+            "test_rtsp.py",
+            '("user", "p@ss:word", "192.0.2.11", "rtsp://user:p%40ss%3Aword@192.0.2.11:554/live"),',
+            False,
+        ),
+        ("app.properties", "archiver.uri=sftp://{{env:SFTP_USER}}@sftp.edi.example/outbound", False),
+        ("app.properties", "archiver.uri=sftp://edi:Copper6velvet_556@sftp.edi.example/outbound", True),
+    ],
+)
+def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

@@ -40,6 +40,7 @@ TEMPLATE = re.compile(
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
     r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
+    r"""|^[\w.\-]{1,60}\}\}$"""  # a `{{env:NAME}}` slot's end, cut at its colon (sftp://{{env:USER}}@host)
 )
 NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
@@ -446,6 +447,10 @@ NOT_REAL_WORDS = (
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a)(?![a-z0-9/+])")
 
 
+LEET = str.maketrans("@4310$57", "aaeiosst")
+LEET_STAND_INS = frozenset({"password", "passwd", "passw", "secret", "passphrase"})
+
+
 def slot_signal(value: str) -> str | None:
     """`placeholder_signal` for a value in a slot that only a credential fills (a URL's password, a connection
     string's `Password=`, a `--password` argument, a password assignment): there a value is a credential whatever
@@ -462,7 +467,12 @@ def slot_signal(value: str) -> str | None:
         or REFUSED.fullmatch(lowered)
     ):
         return "placeholder"
+    if not lowered.isalpha() and re.sub(r"[^a-z]", "", lowered.translate(LEET)) in LEET_STAND_INS:
+        return "placeholder"  # p@ss:word, P4ssw0rd!, s3cr3t: the slot's own word, spelt in digits and symbols
     signal = placeholder_signal(value)
+    plain = unquote(stripped, errors="replace") if "%" in stripped else stripped
+    if signal != "placeholder" and plain != stripped and plain.isprintable() and "\ufffd" not in plain:
+        signal = placeholder_signal(plain) or signal  # p%40ssw0rd: judged as it reads, URL-decoded
     if signal != "placeholder":
         return signal
     if lowered in PUBLISHED_EXAMPLES or is_encrypted(stripped) or TEMPLATE.search(stripped):

@@ -173,7 +173,9 @@ PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
 COPY_CALL = re.compile(
     r"(?:\b(?:str|wcs)[nl]?cpy(?:_s)?|\blstrcpy[AW]?|\bStringCchCopy[AW]?|\bmemcpy)\s*\(\s*&?(?:[\w\[\]]+(?:\.|->))*$"
 )
-XML_VALUE = re.compile(r"""\s+(?:[\w.-]+:)?(?:value|password|secret)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE)
+XML_VALUE = re.compile(
+    r"""\s+(?:[\w.-]+:)?(?:value|password|secret|default(?:value)?)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE
+)  # (a Workflow variable's `Default`: UiPath's <Variable Name="strPortalPass" Default="…" />)
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
@@ -218,6 +220,9 @@ DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 _SECRET_VERSION = r"[A-Za-z_]\w*=[\w.-]+:(?:latest|\d{1,6})"
 SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*")
 AZURE_RESOURCE_TYPE = re.compile(r"[A-Z][A-Za-z]+(?:\.[A-Za-z]+)+/[\w/.-]+@\d{4}-\d{2}-\d{2}(?:-preview)?")
+# "[parameters('sendGridApiKey')]", "[in_Password]": an ARM template's expression, a Workflow (UiPath) argument
+BRACKETED_EXPRESSION = re.compile(r"\[(?:[a-z]\w*\(.*\)(?:\.\w+)*|[A-Za-z_]\w*(?:\.\w+)*)\]")
+PACKAGE_AT_VERSION = re.compile(r"@?[A-Za-z][\w.\-/]*@v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")  # TypeformCLIAPI@2.4.1
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
 WINSCP_ENCRYPTED = re.compile(r"=(?!A3)[0-9A-F]{32,}\s*$")
 NIM_EXPORTED = re.compile(r"\*(?=[ \t]+=[ \t]|[ \t]*:[ \t]*\w)")
@@ -304,8 +309,10 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
-            f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret){space}*={space}*[\"'][^\"'\\n]{{6}}",
+            f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
+            f"[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
+            f"[?&\"'][0-9A-Za-z_.$\\-]*{name}={unquoted}",  # a query string or a form's body in a literal, in code
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
@@ -559,6 +566,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
 
 # A secret store's name for a secret, not the secret: `prod/rds/api-rw` (AWS Secrets Manager, Vault's paths).
 SECRET_PATH = re.compile(r"[a-z][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_.-]*){2,}")
+# `kv/data/app01:secret_key_base`, `secret/ci#token`: a secret store's path and the field read from it
+SECRET_FIELD = re.compile(r"[a-z][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_.-]*){2,}[:#][a-z][a-z0-9_.-]*")
 
 
 def _names_a_secret(value: str) -> bool:
@@ -706,10 +715,12 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # (`Authentication**`: Markdown's bold word)
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
+    if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
+        return None  # an expression that gives the value; an app's or a package's name and version
     if AZURE_RESOURCE_TYPE.fullmatch(value) or value.lower() in ("latest", "current", "previous"):
         return None  # 'Microsoft.KeyVault/vaults/secrets@2023-07-01': Bicep's resource type; `secret:latest`: a version
-    if SECRET_VERSIONS.fullmatch(value):
-        return None  # --set-secrets "DB_PASSWORD=db-password:latest": variables given Secret Manager's secrets by name
+    if SECRET_VERSIONS.fullmatch(value) or SECRET_FIELD.fullmatch(value):
+        return None  # --set-secrets "DB_PASSWORD=db-password:latest", `secret=kv/data/app:key`: secrets named
     if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
         return None  # "PasswordAgeDays"=dword:0000001e: a registry value's number; a Windows product key: a licence
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
@@ -1049,6 +1060,11 @@ def _at(
     kind = _kind(name)
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
+    opened = line.rfind("{{", 0, start)
+    if opened >= 0 and "}}" not in line[opened:start]:
+        return  # {{ lookup('hashi_vault', 'secret=kv/app:key') }}, {{vault:secret:x}}: inside a template's expression
+    if name == "key" and UCI_OPTION.match(line, 0, start) and path.lower().endswith("wireless"):
+        kind = "password"  # OpenWrt's wifi-iface `option key '…'`: the network's passphrase
     if name == "Password" and path.lower().endswith("winscp.ini") and WINSCP_ENCRYPTED.match(line, end):
         return  # WinSCP's session password under a master password: AES ciphertext (an obfuscated one starts A3)
     if REGISTRY_DPAPI.match(line, end):
@@ -1150,8 +1166,10 @@ def _at(
         return  # PASSWORD :'reporting_pw': psql's variable, interpolated as a literal
     if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
         return  # <settings pass="oobeSystem">, password="required": an attribute's word, a mode or a name
+    # `"…?api=auth&passwd=Kq8vZ…&session=x"`, `"password=Kq8vZ…"`: a query string or a form's body inside a literal
+    in_literal = not quoted and line.startswith("=", end) and start > 0 and line[start - 1] in "?&\"'"
     if not quoted and (syntax in ("call", "argument", "==", "!=", "is", "was", "will be")
-                       or path.lower().endswith(CODE_SUFFIXES)):  # fmt: skip
+                       or path.lower().endswith(CODE_SUFFIXES) and not in_literal):  # fmt: skip
         return  # in code, and in calls anywhere, a literal is quoted; anything else is a name or an expression
     # .netrc's and OpenWrt's (UCI: `option key '…'`) own syntax: a name and its value apart by spaces
     netrc = (
@@ -1183,14 +1201,17 @@ def _at(
     direct = syntax not in ("call", "argument", "") or netrc or bool(setting)
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
+    sample = in_literal and path.lower().endswith(CODE_SUFFIXES)  # (a low value there is a test's or a redactor's)
     if PERCENT.search(value) and not filters.is_placeholder(value):  # URL-encoded (.properties, a query string)
         plain = unquote(value, errors="replace")
         if plain != value and plain.isprintable() and "\ufffd" not in plain:
             confidence = _acceptable(name, kind, plain, quoted, spaced, direct)
-            if confidence:  # (else a value with a `%` in it, as written: Lk%3c5N may be a password as it is)
+            if confidence and not (sample and confidence == "low"):  # (else as written: Lk%3c5N may be a password)
                 yield Candidate(rule, index, at, plain.strip(), confidence, line.strip()[:200], "url")
                 return
     literal = path.lower().endswith((*LITERAL_VALUE_SUFFIXES, *SPACED_CREDENTIAL_FILES))  # `*Kq8.vZ`: text, no field
     confidence = _acceptable(name, kind, value, quoted, spaced, direct, literal)
+    if confidence == "low" and sample:
+        return  # "password=hunter2" in code: a test's or a redactor's sample, read from inside a literal
     if confidence:
         yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
