@@ -8,6 +8,7 @@ opening quote) and the value. The value must look like a secret: no placeholder,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -404,6 +405,7 @@ def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+@functools.lru_cache(maxsize=4096)  # (names repeat: password, token, key)
 def _kind(name: str) -> str | None:
     """`password`, `strong` or `weak` for a name that holds a secret word, None for one that does not.
 

@@ -36,10 +36,11 @@ ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
 WIKI_SUFFIXES = (".wiki", ".mediawiki", ".txt")
 WIKI_MARKUP = re.compile(r"</?(?:code|nowiki|tt|kbd|pre)>|^''|''$|^%%|%%$")  # around a cell's value
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`,
-# LAPS' `ms-Mcs-AdmPwd`.
+# LAPS' `ms-Mcs-AdmPwd`, LoRaWAN's `app_key` / `nwk_s_key` (a device's root and session keys).
 # In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
 SECRET_COLUMN = (
-    r"(?:(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key)"
+    r"(?:(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key"
+    r"|(?:app|nwk)[ _]?s?key)"
     r"|(?:[\w ]{0,20}[ _])?(?:pass|pw)"  # `pass`, `pw` as words of their own: not compass, bypass
     rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
     r"(?: *[\[(][\w .-]{1,30}[\])])*(?: +required)?)"  # Password [Required], Initial password [passwordProfile]
