@@ -942,6 +942,16 @@ def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path
         ),
         ("app.properties", "archiver.uri=sftp://{{env:SFTP_USER}}@sftp.edi.example/outbound", False),
         ("app.properties", "archiver.uri=sftp://edi:Copper6velvet_556@sftp.edi.example/outbound", True),
+        # a variable named after the password it holds; Data Loader's password as its encrypt.sh writes it (hex)
+        ("radio.liq", "  password=icecast_pass,", False),
+        ("radio.liq", "  password=Gk4vTq9wLz2x,", True),
+        ("process-conf.xml", '<entry key="sfdc.password" value="812d572f894e7f46f148d38f2999e552"/>', False),
+        ("process-conf.xml", '<entry key="sfdc.password" value="Kq8vLm2Zx9Rw4Tn7Hc3s"/>', True),
+        # Nix is code (a value is a string or an expression); cabal's root-keys are public keys' ids
+        ("network.nix", "      keyPair = resources.ec2KeyPairs.ledger-kp;", False),
+        ("network.nix", '      password = "Gk4vTq9wLz2x";', True),
+        ("config", "  root-keys: cee7717104e1cd318004496d7a88f3b03e14e2b40c8ea05f9a34e5c5f2dc2b60", False),
+        ("config", "  secret-key: cee7717104e1cd318004496d7a88f3b03e14e2b40c8ea05f9a34e5c5f2dc2b60", True),
     ],
 )
 def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:

@@ -376,7 +376,18 @@ def ed25519_keypair(secret: str) -> str | None:
     """An Ed25519 keypair as Solana writes one (its CLI's keypair files, `Keypair.fromSecretKey`, wallets' base58
     exports): the 32-byte seed, then its public key. `high` when the public key is the seed's own; a well-shaped
     fake (varied bytes that do not pair up) `medium`; counting or repeated numbers are no key."""
-    raw = _keypair_bytes(secret)
+    return _paired(_keypair_bytes(secret))
+
+
+@validator("nix-signing-key")
+def nix_signing_key(secret: str) -> str | None:
+    """A Nix binary cache's secret key (`name:` and base64 of the 32-byte seed and its public key), judged as
+    ed25519-keypair judges a keypair."""
+    raw = filters.b64decode_loose(secret.rpartition(":")[2])
+    return _paired(raw if raw is not None and len(raw) == 64 else None)
+
+
+def _paired(raw: bytes | None) -> str | None:
     if raw is None or len(set(raw)) < 32 or sum(1 for a, b in itertools.pairwise(raw) if b - a == 1) * 2 >= 63:
         return None
     public = Ed25519PrivateKey.from_private_bytes(raw[:32]).public_key().public_bytes_raw()

@@ -90,7 +90,7 @@ IDENT = re.compile(r"[\w.\-$]")
 CODE_SUFFIXES = (
     ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
     ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
-    ".gradle", ".groovy",
+    ".gradle", ".groovy", ".nix",
 )  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 NOT_SECRET_NAME = re.compile(
@@ -424,8 +424,11 @@ def _kind(name: str) -> str | None:
         return None  # received_sig: a webhook's signature, compared with the one computed; it opens nothing
     if re.search(r"(?:key|kdf|pbkdf2?|scrypt)[_.\-]?salt$", bare, re.I):
         return None  # keySalt: a key derivation's salt, kept beside what it derives a key for
-    if re.search(r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$", bare, re.I):
-        return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password
+    if re.search(
+        r"file[_.\-]?key$|^user\.signingkey$|^update_password$|^unique[_.\-]?key$|^root[_.\-]?keys$", bare, re.I
+    ):
+        return None  # figma file_key: a document's id; git's user.signingkey: a GPG key's; Ansible's update_password;
+        # cabal's root-keys: the ids of a repository's public root keys (hackage-security)
     if ENCRYPTED_NAME.match(bare):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
@@ -576,7 +579,8 @@ def _names_a_secret(value: str) -> bool:
     """`postgres-password`, `user:passwd`, `PGPASSWORD`: words naming a secret (a variable's name) rather than being
     one."""
     shaped = re.search(r"[-_:.]", value) or re.fullmatch(r"[A-Z][A-Z0-9_]{3,}|[a-z]+(?:[A-Z][a-z0-9]+)+", value)
-    return bool(shaped and STRONG.search(value))  # (sqlAdminPassword: a parameter's name)
+    named = STRONG.search(value) or re.search(r"[-_.:](?:pass|pwd|pw)$", value, re.I)  # icecast_pass, DB_PWD
+    return bool(shaped and named)  # (sqlAdminPassword: a parameter's name)
 
 
 # Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
@@ -717,6 +721,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # (`Authentication**`: Markdown's bold word)
     if REGEX_SYNTAX.search(value):
         return None  # r'(?=\s|#)': a regular expression, not a value
+    if name.lower().endswith("sfdc.password") and re.fullmatch(r"(?:[0-9a-f]{2}){16,}", value):
+        return None  # Salesforce Data Loader's password as its encrypt.sh writes it: ciphertext, opened by a key file
     if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
         return None  # an expression that gives the value; an app's or a package's name and version
     if AZURE_RESOURCE_TYPE.fullmatch(value) or value.lower() in ("latest", "current", "previous"):
