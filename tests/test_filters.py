@@ -952,6 +952,9 @@ def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path
         ("network.nix", '      password = "Gk4vTq9wLz2x";', True),
         ("config", "  root-keys: cee7717104e1cd318004496d7a88f3b03e14e2b40c8ea05f9a34e5c5f2dc2b60", False),
         ("config", "  secret-key: cee7717104e1cd318004496d7a88f3b03e14e2b40c8ea05f9a34e5c5f2dc2b60", True),
+        # a test's word for a secret
+        ("test_auth.py", 'monkeypatch.setenv("PASSWORD_PEPPER", "test-pepper")', False),
+        ("test_auth.py", 'monkeypatch.setenv("PASSWORD_PEPPER", "Gk4vTq9wLz2x")', True),
     ],
 )
 def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:

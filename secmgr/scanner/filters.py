@@ -319,7 +319,7 @@ def placeholder_signal(value: str) -> str | None:
         return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
     if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
         return "placeholder"  # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
-    if _counting_uuid(value) or REFUSED.fullmatch(value):
+    if _counting_uuid(value) or REFUSED.fullmatch(value) or TEST_WORD.fullmatch(lowered):
         return "placeholder"
     if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value)):
         return "placeholder"
@@ -463,6 +463,7 @@ def slot_signal(value: str) -> str | None:
     if (
         NAMED_SLOT.fullmatch(stripped)
         or SOME_SLOT.fullmatch(lowered)
+        or TEST_WORD.fullmatch(lowered)
         or cjk_words(stripped)
         or REFUSED.fullmatch(lowered)
     ):
@@ -499,6 +500,7 @@ DESCRIBED = re.compile(
     r"(?:[a-z]+[ _-]){1,3}(?:secret|pass(?:word|wd|phrase)?|pwd|token|key)(?:[ _-](?:goes[ _-])?here)?"  # … goes here
 )
 SOME_SLOT = re.compile(r"(?:some|the|an?)[_-]?(?:pass(?:word|wd)?|secret|token)")  # somepassword, a_secret
+TEST_WORD = re.compile(r"tests?[-_.][a-z]{3,20}")  # test-pepper, test_signing: a test's word, not a secret
 # The slot's name in a template's CamelCase (`twilio://AccountSid:AuthToken@`, `ApiSecret`, `JWTToken`).
 NAMED_SLOT = re.compile(r"(?:[A-Z][a-z]+|[A-Z]{2,5}){1,3}(?:Secret|Pass(?:word|wd|phrase)?|Pwd|Token|Key)")
 
