@@ -155,11 +155,11 @@ def test_history_and_directory_modes_agree(tmp_path: Path) -> None:
 @pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
 def test_the_default_pack_never_needs_every_line() -> None:
     # A rule without keywords or paths would make history hand every line of every diff to Python, but for one
-    # whose expression Hyperscan takes: its own expression marks its lines. Only the Discord token's and a lone
-    # one-time password seed's are such.
+    # whose expression Hyperscan takes: its own expression marks its lines. Only the Discord token's, a lone
+    # one-time password seed's and a BitLocker recovery password's are such.
     assert not DETECTOR.every_line
     unkeyed = [r.id for r in DETECTOR.rules if not (r.keywords or r.path is not None or r.analyser or r.multiline)]
-    assert unkeyed == ["discord-bot-token", "otp-seed-line"]
+    assert unkeyed == ["discord-bot-token", "otp-seed-line", "bitlocker-recovery-key"]
     assert Detector(default_rules(), accelerate=False).every_line
 
 

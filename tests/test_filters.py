@@ -955,6 +955,12 @@ def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path
         # a test's word for a secret
         ("test_auth.py", 'monkeypatch.setenv("PASSWORD_PEPPER", "test-pepper")', False),
         ("test_auth.py", 'monkeypatch.setenv("PASSWORD_PEPPER", "Gk4vTq9wLz2x")', True),
+        # a JWT's header alone, before its slots
+        (
+            "tokens.md",
+            "    https://stream.example.com/v.m3u8?token=eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.<payload>.<sig>",
+            False,
+        ),
     ],
 )
 def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:

@@ -379,6 +379,16 @@ def ed25519_keypair(secret: str) -> str | None:
     return _paired(_keypair_bytes(secret))
 
 
+@validator("bitlocker-recovery-key")
+def bitlocker_recovery_key(secret: str) -> str | None:
+    """A BitLocker recovery password: `high` when each six-digit group is a multiple of 11 below 720,896 (a 16-bit
+    value times 11), `low` when not (a well-shaped fake); a run of one digit or counting stands in."""
+    groups = [int(group) for group in secret.split("-")]
+    if len(set(secret.replace("-", ""))) <= 3 or filters.is_placeholder(secret.replace("-", "")):
+        return None
+    return "high" if all(group % 11 == 0 and group < 720896 for group in groups) else "low"
+
+
 @validator("nix-signing-key")
 def nix_signing_key(secret: str) -> str | None:
     """A Nix binary cache's secret key (`name:` and base64 of the 32-byte seed and its public key), judged as

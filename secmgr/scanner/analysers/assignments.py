@@ -814,6 +814,7 @@ def _unsigned_token(value: str) -> bool:
     signature = parts[2] if len(parts) == 3 else None
     return (
         any(re.fullmatch(r"[a-z]{1,10}", part) for part in parts[1:])
+        or parts[1:] == [""]  # `eyJhbGciOi….` before `<payload>.<signature>`: a header alone
         or signature == ""
         or bool(signature and filters.wordy(signature))
     )
