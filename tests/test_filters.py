@@ -961,6 +961,14 @@ def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path
             "    https://stream.example.com/v.m3u8?token=eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.<payload>.<sig>",
             False,
         ),
+        # make's escaped command substitution, Laravel's published factory hash, GeoServer's strong PBE values
+        ("Makefile", '\tPGPASSWORD="$$(vault kv get -field=password payments/db)" flyway migrate', False),
+        ("Makefile", '\tPGPASSWORD="Gk4vTq9wLz2x" flyway migrate', True),
+        ("UserFactory.php", "'password' => '$2y$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi',", False),
+        ("datastore.xml", '<entry key="passwd">crypt2:iyTTanjG5P586NAXlw5aAWMWff9FFfKy5KwJoFgmXxs=</entry>', False),
+        ("datastore.xml", '<entry key="passwd">crypt1:Qm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1Jd5Fs0G=</entry>', True),
+        # the password manager named in prose
+        ("NOTES.md", '- password is in 1Password -> Homelab -> "db.lan postgres"', False),
     ],
 )
 def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:

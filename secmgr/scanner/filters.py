@@ -37,7 +37,7 @@ TEMPLATE = re.compile(
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
     r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%
     r"""|^arn:aws[\w-]*:|^projects/[\w.-]+/secrets/"""  # an AWS resource's ARN, a Secret Manager secret's name
-    r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$"""  # make's escaped $$VAR
+    r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\$\("""  # make's escaped $$VAR and $$(command)
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
     r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
     r"""|^[\w.\-]{1,60}\}\}$"""  # a `{{env:NAME}}` slot's end, cut at its colon (sftp://{{env:USER}}@host)
@@ -88,6 +88,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "azgdorepk8gmac0qoyamyeeuzjnyui",  # Pushover's API documentation: its example application token
         "uqirzpo4dxghdmr9qzzfqu27cmvrsg",  # and its example user key
         "dyhg93b0qyjfixfs2guvouubwwvnir2g0fgac9mi",  # CakePHP 2's skeleton's Security.salt, which it asks to change
+        "92ixunpkjo0roq5bymi.ye4okoea3ro9llc/.og/at2.uhewg/igi",  # Laravel's user factory: bcrypt of `password`
         "xyzl0ngandsecurepa_55_phrasea&&123",  # BorgBackup's quickstart's example passphrase
         # Dynatrace's documentation's API token, Elastic's API key example, Neon's and Prisma's example passwords
         "dt0c01.st2ey72kqinmh574wmnvi7yn.g3dfpbejymodidaex454m7ywbuvefowkprvmwfass64nfh52px6bndvffm572rzm",
@@ -181,6 +182,7 @@ ENCRYPTED = re.compile(
     r"|^enc\\?:routine\.encryption\.key\.v\d+\\?:[A-Za-z0-9+/]{16,}={0,2}$"  # Talend's encrypted context values
     r"|^!\[[A-Za-z0-9+/]{16,}={0,2}\]$"  # MuleSoft's secure properties (the key is given at deploy)
     r"|^encrypted(?:File)?:[a-z0-9]{2,20}!\w{1,3}:"  # Spinnaker Halyard's reference to a secret in S3, GCS or Vault
+    r"|^crypt2:[A-Za-z0-9+/]{16,}={0,2}$"  # GeoServer's strong PBE values, under the key in its own keystore
 )
 
 

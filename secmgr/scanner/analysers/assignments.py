@@ -412,6 +412,8 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
+    if bare.lower() == "1password":
+        return None  # the password manager, named: "password is in 1Password -> Homelab"
     if "public" in bare.lower():
         return None  # publicKey, publicKeyToken: what is published, not what is kept
     if SEARCH_ONLY.search(bare):
