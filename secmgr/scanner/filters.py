@@ -307,22 +307,14 @@ def placeholder_signal(value: str) -> str | None:
     if "&" in value and ";" in value:
         value = _unescaped(value)  # &lt;password&gt; (&amp;lt;… twice over): markup's text, judged as it reads
     lowered = value.lower()
-    if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
+    if _published_or_templated(value, lowered):
         return "placeholder"
     if NAMED_PASSWORD.fullmatch(lowered) or cjk_words(value):
         return "placeholder"  # sqlpassword, randompassword, 请填写密码: words saying what goes there
-    if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _encodes_a_template(value):
+    if _encodes_a_template(value) or REFUSED.fullmatch(value) or TEST_WORD.fullmatch(lowered):
         return "placeholder"
     if len(value) >= 64 and EMBEDDED_FILE.match(value):
         return "placeholder"  # an image, a font or a document inlined as base64
-    if value.startswith(EMULATOR_KEYS):
-        return "placeholder"  # the storage and Cosmos DB emulators' keys, the same in every copy Microsoft ships
-    if "EXAMPLE" in value:
-        return "placeholder"  # AWS documentation's keys and tokens, however long (never by chance in base64)
-    if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
-        return "placeholder"  # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
-    if _counting_uuid(value) or REFUSED.fullmatch(value) or TEST_WORD.fullmatch(lowered):
-        return "placeholder"
     if len(value) <= 200 and (any(word in lowered for word in LONG_STAND_INS) or SHORT_STAND_INS.search(value)):
         return "placeholder"
     # A provider prefix says nothing about the body: judge the longest run of letters and digits.
@@ -375,16 +367,23 @@ def provider_signal(value: str) -> str | None:
     return "contrived"
 
 
-def _certainly_stands_in(value: str) -> bool:
-    lowered = value.lower()
+def _published_or_templated(value: str, lowered: str) -> bool:
+    """What stands in for any secret whatever its slot or shape: nothing, a published example or stand-in word,
+    ciphertext, a template or an interpolation, a counting UUID, documentation's keys."""
     if not value.strip() or lowered in PUBLISHED_EXAMPLES or lowered.strip() in STAND_IN_VALUES:
         return True
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
         return True
     if "EXAMPLE" in value or value.startswith(EMULATOR_KEYS):
-        return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the emulators'
-    if len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder")):
-        return True  # a long value is judged by words said over and over, not once
+        return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the storage and
+        # Cosmos DB emulators' keys, the same in every copy Microsoft ships
+    # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...
+    return len(value) > 200 and any(lowered.count(word) >= 3 for word in ("example", "dummy", "sample", "placeholder"))
+
+
+def _certainly_stands_in(value: str) -> bool:
+    if _published_or_templated(value, value.lower()):
+        return True
     stand_in = says_stand_in(value) and not _walk_padded(value)
     if len(value) <= 200 and (stand_in or COUNTING_FROM_START.search(value)) or _keyboard_row(value):
         return True
@@ -459,7 +458,8 @@ def slot_signal(value: str) -> str | None:
     its text, so only what stands in (a template, a variable, a mask, the slot's own name, an example word) is a
     placeholder; what looks typed by hand (sequences, `secret`, `hunter2`) is `contrived`."""
     stripped = _unescaped(value.strip()) if "&" in value and ";" in value else value.strip()
-    lowered = unquote(stripped).lower()
+    plain = unquote(stripped)
+    lowered = plain.lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.rstrip(".,;:!")) or DESCRIBED.fullmatch(lowered):
         return "placeholder"  # (`empty.`: the slot's word ending a sentence)
     if (
@@ -473,7 +473,6 @@ def slot_signal(value: str) -> str | None:
     if not lowered.isalpha() and re.sub(r"[^a-z]", "", lowered.translate(LEET)) in LEET_STAND_INS:
         return "placeholder"  # p@ss:word, P4ssw0rd!, s3cr3t: the slot's own word, spelt in digits and symbols
     signal = placeholder_signal(value)
-    plain = unquote(stripped, errors="replace") if "%" in stripped else stripped
     if signal != "placeholder" and plain != stripped and plain.isprintable() and "\ufffd" not in plain:
         signal = placeholder_signal(plain) or signal  # p%40ssw0rd: judged as it reads, URL-decoded
     if signal != "placeholder":
