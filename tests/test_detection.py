@@ -62,7 +62,8 @@ def test_binary_and_lock_files_are_skipped(tmp_path: Path) -> None:
 
 def test_an_ethereum_keystore_is_ciphertext_and_public_parameters(tmp_path: Path) -> None:
     """geth's keystore files (UTC--<time>--<address>) hold a key encrypted with a password: its salt, iv and mac are
-    the cipher's public parameters. The same `salt` in a file of another name is a value given to a secret's name."""
+    the cipher's public parameters. Under another name the same `salt` is still beside its KDF's parameters, so it is
+    no secret; a `salt` alone is a value given to a secret's name."""
     keystore = (
         '{"address": "5a0f3c1d9e2b7a4c6f8d0e1b3a5c7e9f2d4b6a8c", "crypto": {"cipher": "aes-128-ctr",\n'
         '"ciphertext": "c91f0a7e3d5b2c8f6a4e1d9b7c3f5a2e8d6b4c1f9e7a3d5b2c8f6a4e1d9b7c3f",\n'
@@ -76,6 +77,8 @@ def test_an_ethereum_keystore_is_ciphertext_and_public_parameters(tmp_path: Path
     )
     assert scan_directory(tmp_path, DETECTOR) == []
     (tmp_path / "config.json").write_text(keystore)
+    assert scan_directory(tmp_path, DETECTOR) == []
+    (tmp_path / "config.json").write_text("\n".join(line for line in keystore.split("\n") if '"kdf"' not in line))
     assert {f.file for f in scan_directory(tmp_path, DETECTOR)} == {"config.json"}
 
 

@@ -973,3 +973,40 @@ def test_names_and_values_that_point_at_or_stand_in_for_a_secret(text: str, path
 )
 def test_literals_in_code_template_expressions_and_workflow_values(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # C and C++'s macros around a literal (Unreal's TEXT, Windows' _T, Qt's), and wide literals
+        ("Telemetry.cpp", '\tstatic const TCHAR* SecretKey = TEXT("Kq8vLm2Zx9Rw4Tn7Hc3s");', True),
+        ("Telemetry.cpp", '\tUE_LOG(LogTemp, Log, TEXT("SecretKey = %s"), *SecretKey);', False),
+        ("client.cpp", 'const QString apiSecret = QStringLiteral("Kq8vLm2Zx9Rw4Tn7Hc3s");', True),
+        ("client.cpp", 'const wchar_t* apiSecret = L"Kq8vLm2Zx9Rw4Tn7Hc3s";', True),
+        ("client.cpp", "const QString apiSecret = QStringLiteral(API_SECRET);", False),
+        # a KDF's public salt beside its parameters (restic's key file, Bitwarden's encrypted export)
+        (
+            "keys/7ba70bef",
+            '{\n  "kdf": "scrypt",\n  "N": 32768,\n  "salt": "K6N1pqmZ/Mb/f8reqBl1BqQxzaHThi8bRoqkNlGM"\n}',
+            False,
+        ),
+        ("export.json", '{\n  "kdfIterations": 600000,\n  "salt": "rvMyjSCnLdu/Eyep4Ieu1w=="\n}', False),
+        ("users.json", '{\n  "hashIterations": 27500,\n  "salt": "K6N1pqmZ/Mb/f8reqBl1BqQxzaHThi8b"\n}', True),
+        # a message's correlation id; Synapse's retired signing keys, published
+        ("OTA_HotelResNotifRQ.xml", '<OTA_HotelResNotifRQ EchoToken="521a354f-a5c5-41a7-babd-ea525ca4ca60">', False),
+        (
+            "homeserver.yaml",
+            'old_signing_keys:\n  "ed25519:a_Rb7q":\n    key: "HR55F1v/WdNqMODuf56t3Y280SYDuSHkJHTnMqm+6YY"\n'
+            "    expired_ts: 1706745600000",
+            False,
+        ),
+        ("homeserver.yaml", 'turn:\n    key: "HR55F1v/WdNqMODuf56t3Y280SYDuSHkJHTnMqm+6YY"', True),
+        # a Proxmox API token redacted in a log: the user, realm and token id are no secret
+        ("journal.log", "GET /api2/json/nodes Authorization: PVEAPIToken=homepage@pve!dashboard=[REDACTED]", False),
+        ("pve.sh", "Authorization: PVEAPIToken=homepage@pve!dashboard=4d1f9a7c-2b6e-4c83-9e05-7a31bd58f2c6", True),
+    ],
+)
+def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
+    path: str, text: str, found: bool
+) -> None:
+    assert_found(text, path, found)

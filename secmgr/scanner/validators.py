@@ -153,13 +153,17 @@ def sasl_plain(secret: str) -> str | None:
 
 @validator("base64-password")
 def base64_password(secret: str) -> str | None:
-    """A password stored as base64 of its text (LDIF's `userPassword::`, unattend files): judged as a password's slot
-    is, once decoded; a scheme-tagged hash (`{SSHA}…`) is left to the hash rules, and bytes that are no text are
-    dropped."""
+    """A password stored as base64 of its text (LDIF's `userPassword::`, unattend files, Active Directory's
+    `unicodePwd::` in UTF-16LE): judged as a password's slot is, once decoded; a scheme-tagged hash (`{SSHA}…`) is
+    left to the hash rules, and bytes that are no text are dropped."""
     try:
-        text = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True).decode("utf-8")
+        raw = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
+        wide = len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2 > 0
+        text = raw.decode("utf-16-le" if wide else "utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
+    if wide and len(text) > 2 and text[0] == text[-1] == '"':
+        text = text[1:-1]  # Active Directory's unicodePwd: the password in double quotes, UTF-16LE
     if not text.isprintable() or text.startswith("{") or len(text) < 4:
         return None
     return password_slot(text)

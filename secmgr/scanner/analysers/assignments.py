@@ -141,7 +141,12 @@ PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 CONVERSION = r"(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\([ \t]{0,3}"
 # A literal's prefix: Python's bytes and raw strings, a conversion.
 # (and @"…" of Objective-C and C#, N'…' of SQL Server, <<"…">> of Erlang and Elixir)
-STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]|@|N|<<|{CONVERSION}[bB]?)(?=[\"'])")
+STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]8?|L|@|N|<<|{CONVERSION}[bB]?)(?=[\"'])")
+# A C or C++ macro or constructor whose one argument is a string literal (Unreal's TEXT, Windows' _T, Qt's, wx's)
+LITERAL_MACRO = re.compile(
+    r"(?:FString\s*\(\s*)?(?:TEXT|_T|__T|_TEXT|wxT|wxS|QStringLiteral|QLatin1String|QByteArrayLiteral"
+    r"|UTF8_TO_TCHAR|ANSI_TO_TCHAR)\s*\(\s*(?=[uU]8?[\"']|L[\"']|[\"'])"
+)
 REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
@@ -273,6 +278,7 @@ FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
+KDF_ENTRY = re.compile(r"[\"']kdf\w{0,20}[\"']\s*:", re.IGNORECASE)  # "kdf": "scrypt", "kdfIterations": 600000
 TCL_SET = re.compile(r"[ \t]*set[ \t]+")  # Tcl's (expect's) assignment: `set pass "…"`
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
 
@@ -288,7 +294,9 @@ def _gate() -> LineGate:
     separator = f"{space}*(?:{OPERATORS}|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
-    prefix = rf"(?:[bru]{{0,2}}|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb})"  # (STRING_PREFIX's, loosened)
+    macro = rf"(?:fstring\({space}*)?(?:text|_t|__t|_text|wx[ts]|qstringliteral|qlatin1string|qbytearrayliteral"
+    macro += rf"|utf8_to_tchar|ansi_to_tchar)\({space}*(?:l|u8?)?"  # (LITERAL_MACRO's)
+    prefix = rf"(?:[bru]{{0,2}}|u8|l|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb}|{macro})"  # (STRING_PREFIX)
     quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted_part = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{1,5}"""
@@ -317,6 +325,7 @@ def _gate() -> LineGate:
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
             *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
+            f"[\"']kdf[0-9a-z_]{{0,20}}[\"']{space}*:",  # a KDF's parameters: the salt near them is public (KDF_ENTRY)
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
             f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
@@ -434,11 +443,13 @@ def _kind(name: str) -> str | None:
     if ENCRYPTED_NAME.match(bare):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
-        r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency)[_.\-]?token|idempotency[_.\-]?key",
+        r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation)[_.\-]?token"
+        r"|idempotency[_.\-]?key",
         bare,
         re.I,
     ):
-        return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key: a request's id
+        return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken:
+        # a request's id
     if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
         bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
@@ -477,6 +488,9 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         position = tag.end()  # key: !!binary <value>
     if line.startswith("JSON.stringify(", position):
         position += len("JSON.stringify(")  # webpack's DefinePlugin: 'process.env.KEY': JSON.stringify('…')
+    wrapped = LITERAL_MACRO.match(line, position)
+    if wrapped is not None:
+        position = wrapped.end()  # TEXT("…"), _T("…"), QStringLiteral("…"): C and C++'s macros around a literal
     typed = DYNAMODB_STRING.match(line, position)
     if typed is not None:
         position = typed.end()  # DynamoDB's JSON: "password": {"S": "…"}
@@ -1088,6 +1102,12 @@ def _at(
         return  # a KeePass database's inner XML: a protected value is the inner stream's ciphertext
     if name.lower() == "pin" and re.search(r"\sdigest\s*=", line):
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
+    if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines[max(0, index - 12) : index + 13]):
+        return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
+    if name == "key" and any(
+        "expired_ts" in near or "old_signing_keys" in near for near in lines[max(0, index - 2) : index + 3]
+    ):
+        return  # Synapse's old_signing_keys: a retired key's public half, kept published so old events verify
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if name.lower() == "signingkey" and path.lower().endswith(("gitconfig", ".git/config")):
