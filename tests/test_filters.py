@@ -1004,6 +1004,38 @@ def test_literals_in_code_template_expressions_and_workflow_values(path: str, te
         # a Proxmox API token redacted in a log: the user, realm and token id are no secret
         ("journal.log", "GET /api2/json/nodes Authorization: PVEAPIToken=homepage@pve!dashboard=[REDACTED]", False),
         ("pve.sh", "Authorization: PVEAPIToken=homepage@pve!dashboard=4d1f9a7c-2b6e-4c83-9e05-7a31bd58f2c6", True),
+        # a provider's prefix before random letters is no identifier; base64 of letters only is no option's name
+        ("sync.py", 'BENCHLING_API_KEY = "sk_QukeRNiZfGrpcxegmBYIBlWGQuwUDA"', True),
+        ("sync.py", 'BENCHLING_API_KEY = "sk_live_api_key_value"', False),
+        ("App.exe.config", '<add key="LimsPasswordB64" value="VDQzMyQlbGxxTFNGTTQ=" />', True),
+        ("App.exe.config", '<add key="LimsPassword" value="passphrase=" />', False),
+        # a credential's target name (Windows' Credential Manager); PagerDuty's event keys; protocol nonces
+        ("Client.Config.xml", '<UserIdentity CredentialTarget="OPCUA/dasgip-ctrl01/hist_reader" />', False),
+        ("incidents.json", '      "incident_key": "acf5c29a72af13b91f503e0d969f07fc",', False),
+        ("notify.py", '        "dedup_key": "acf5c29a72af13b91f503e0d969f07fc",', False),
+        ("headers.txt", "Replay-Nonce: 7JqYr3kXv0b1tq0zQmsW4GkL1fYw5vQnR2bXyZ9aC3dE", False),
+        ("crypto.py", "nonce = 'bsfcvir57nt40rydvtbhs8lzbgljmet5'", True),
+        # a SealedSecret's value of which a provider's rule takes a piece
+        (
+            "sealed.yaml",
+            "kind: SealedSecret\nspec:\n  encryptedData:\n"
+            "    PAYPAL_CLIENT_SECRET: AgBaBt5csQVrphZhDpbRkvN6sabByfJV8NOFlLdA/"
+            "pnshvMGEr+7Amn0qF1q4VGbScejQy2SiLq0Zr8Kv3Lw9Px2Nb6Hc4Jt7Md1Fs5Gk8Qy2Rz",
+            False,
+        ),
+        # a long literal below its key, as Prettier writes it; OAuth as an Authorization scheme
+        (
+            "prismicio.js",
+            "  const client = createClient(repo, {\n    accessToken:\n"
+            '      "MC5ZZTRKZk5FSWl1OVpjR1BC.TqqsjNopxRaXKyde5Ipb6c",',
+            True,
+        ),
+        (
+            "prismicio.js",
+            "  const client = createClient(repo, {\n    accessToken:\n      process.env.PRISMIC_TOKEN,",
+            False,
+        ),
+        ("statuspage.http", "Authorization: OAuth 7092a2a1-b5bc-eb70-ecbc-38da2889cfc3", True),
     ],
 )
 def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(

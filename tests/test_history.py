@@ -459,3 +459,31 @@ def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, 
     repo = new_repo(tmp_path)
     commit(repo, {"notes/debug.txt": text}, "debug notes")
     assert {(f["rule"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)} == set(found)
+
+
+def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both_modes(tmp_path: Path) -> None:
+    """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
+    further down, a KDF's parameters beside a salt, a retired key's section) or on escapes that hide the `=` see the
+    same lines in history as in a directory, on both paths."""
+    repo = new_repo(tmp_path)
+    files = {
+        "web/prismic.js": (
+            'const client = createClient(repo, {\n  accessToken:\n    "MC5ZZTRKZk5FSWl1.Tqqsj8NopxRaXK3yde5",\n});\n'
+        ),
+        "web/links.js": 'url = "https://svc.example/cb?26ts%3D1395782596%26token%3Dh1d3Me4ch534d801sl3jdk%26v%3D3";\n',
+        "ops/export.ps1": (
+            "$user = 'CORP\\svc_export'\n$encoded = 'SGFyYm9yKkxpbnRlbDQ0NzE='\n$n = 1\n"
+            "$plain = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($encoded))\n"
+            "$cred = New-Object PSCredential($user, (ConvertTo-SecureString $plain -AsPlainText -Force))\n"
+        ),
+        "keys/restic.json": '{\n  "kdf": "scrypt",\n  "N": 32768,\n  "salt": "K6N1pqmZ/Mb/f8reqBl1BqQxzaHThi8b"\n}\n',
+        "conf/homeserver.yaml": (
+            'old_signing_keys:\n  "ed25519:a_Rb7q":\n    key: "HR55F1v/WdNqMODuf56t3Y280SYDuSHkJHTnMqm+6YY"\n'
+        ),
+    }
+    commit(repo, files, "readings")
+    in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
+    assert {file for file, _, _ in in_directory} == {"web/prismic.js", "web/links.js", "ops/export.ps1"}
+    for accelerate in (True, False):
+        detector = Detector(default_rules(), accelerate=accelerate)
+        assert {(f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)} == in_directory

@@ -346,7 +346,8 @@ class Detector:
             # A notebook's line with its quotes escaped, which marks written for code as read miss (scan_lines reads
             # such lines unescaped); with a keyword, it goes on.
             elsewhere.append((decode.NOTEBOOK_ESCAPED_QUOTE, decode.is_notebook))
-            literals = (*self.context_keywords, *self.encoded_keywords, "sealedsecret", *also)
+            # (`%3D`: a URL-encoded `=`, as in `…%26token%3D…`, whose pair the decoder reads)
+            literals = (*self.context_keywords, *self.encoded_keywords, "sealedsecret", "%3d", *also)
             caseless += [prefilter.literal(k.encode()).decode() for k in literals]
             caseless += [
                 prefilter.literal(k.encode()).decode() + "[^\\n]*" + CONTINUES for k in self._continued_keywords
@@ -461,7 +462,7 @@ class Detector:
             if decode.unfolds(path):
                 found = self._with_unfolded(found, lines, allowed, path, commit, depth)
         if "sealedsecret" in lowered:
-            found = [m for m in found if not filters.sealed_ciphertext(m.secret, text)]
+            found = [m for m in found if not filters.sealed_ciphertext(m.secret, text, lines[m.line - 1])]
         return _deduplicated(found)
 
     def _decodable(self, lines: Sequence[str], text: str) -> list[int]:

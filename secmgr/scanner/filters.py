@@ -190,9 +190,12 @@ SEALED_SECRET = re.compile(r"^[+ ]?\s*kind:\s*[\"']?SealedSecret", re.MULTILINE 
 SEALED_VALUE = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")  # (kubeseal's begin `Ag`; any long base64 there is sealed)
 
 
-def sealed_ciphertext(value: str, text: str) -> bool:
-    """A value of a SealedSecret manifest's encryptedData: ciphertext only the cluster's controller can open."""
-    return bool(SEALED_VALUE.fullmatch(value) and SEALED_SECRET.search(text))
+def sealed_ciphertext(value: str, text: str, line: str = "") -> bool:
+    """A value of a SealedSecret manifest's encryptedData: ciphertext only the cluster's controller can open. A
+    rule may take only a piece of it (a provider's shape inside the base64): the run on its `line` counts then."""
+    if not SEALED_SECRET.search(text):
+        return False
+    return bool(SEALED_VALUE.fullmatch(value)) or any(value in run.group() for run in SEALED_VALUE.finditer(line))
 
 
 def is_encrypted(value: str) -> bool:
@@ -687,7 +690,8 @@ def random_letters(value: str) -> bool:
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
     if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key)
-        return not random_letters(value)  # words of any script: Token hinzufügen
+        # words of any script (Token hinzufügen), not a prefix before random letters (sk_QukeRNiZfGrpcxegmBYIBlWGQ)
+        return not any(random_letters(part) for part in re.split(r"[ _.\-/:]+", value))
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:

@@ -88,6 +88,6 @@ analyser = registrar(ANALYSERS)
 
 def load_all() -> dict[str, Analyser]:
     """Every analyser, registered by importing its module."""
-    from . import assignments, credentials_files, keys, sql_dumps, urls  # noqa: F401
+    from . import assignments, credentials_files, decoded_variables, keys, sql_dumps, urls  # noqa: F401
 
     return ANALYSERS

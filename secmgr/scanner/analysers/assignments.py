@@ -96,7 +96,7 @@ CODE_SUFFIXES = (
 NOT_SECRET_NAME = re.compile(
     r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
     r"|label|prompt|policy|pattern|regex|hint|header|param|format|prefix|suffix|enabled|required|valid|reset"
-    r"|placeholder|env|var|version|algorithm|algo|mode|provider|store|manager|generator|rotation|created|updated"
+    r"|placeholder|env|var|version|algorithm|algo|mode|provider|store|manager|generator|rotation|created|updated|target"
     r"|kind|class|method|ref|reference|input|location|lifetime|duration|id|ids|index|idx|hash|hashed|digest"
     r"|encrypted|enc|template|source|type|schema|spec|usage|uses|used|flag|option|options|form|field|column|col"
     r"|char|chars|strength|complexity|changed|at|on|is|has|mask|masked|display|text|msg|message|error|err|list"
@@ -163,6 +163,10 @@ SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf")
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
+# A key at a line's end, its long literal on the line below as Prettier writes it (`accessToken:`), in JavaScript,
+# TypeScript, YAML and JSON (in Python or Ruby a line ending so opens a block).
+KEYED_BELOW = re.compile(r"^\s*[\"']?[\w.$-]+[\"']?\s*:\s*$")
+KEYED_BELOW_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".vue", ".svelte", ".yaml", ".yml", ".json")
 LITERAL_BELOW = re.compile(r"\s*([\"'`])([^\"'`\n]{6,})\1\s*[;,)]?\s*$")
 HCL_BLOCK = re.compile(r"\s*(?:resource|data|ephemeral|variable|output|module|provider)\s+\"")  # Terraform's labels
 UCI_OPTION = re.compile(r"[ \t]*option[ \t]+$")  # OpenWrt's configuration: `option password '…'`
@@ -278,6 +282,7 @@ FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
+ED25519_PUBLIC = re.compile(r"[\"']?\s*:\s*[\"']?[A-Za-z0-9+/]{43}[\"']?\s*$")  # `key: "<32 bytes, unpadded>"`
 KDF_ENTRY = re.compile(r"[\"']kdf\w{0,20}[\"']\s*:", re.IGNORECASE)  # "kdf": "scrypt", "kdfIterations": 600000
 TCL_SET = re.compile(r"[ \t]*set[ \t]+")  # Tcl's (expect's) assignment: `set pass "…"`
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
@@ -318,6 +323,7 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
+            f"^\\+?{space}*[\"']?[0-9a-z_.$\\-]*{name}[\"']?{space}*:{space}*$",  # the same, a key alone (KEYED_BELOW)
             f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
             f"[\"'][^\"'\\n]{{6}}",
             f"{name}[\"']{space}+to{space}+{quoted}",
@@ -365,15 +371,21 @@ _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
 
 class _AssignedAtLineEnd:
-    """A line ending in `=` after a name holding a secret word (the value is the literal on the next line): the
-    lines ending so found first, their names checked after (one expression for both scans a text many times over)."""
+    """A line ending in `=` after a name holding a secret word, or holding only a key and `:` (the value is the
+    literal on the next line): the lines ending so found first, their names checked after (one expression for both
+    scans a text many times over)."""
 
-    END = re.compile(rb"(?::=|=>|=)[ \t\r]*$", re.MULTILINE)
-    NAME = re.compile(_WORD_THEN_NAME + rb"[ \t]*(?::=|=>|=)[ \t\r]*$")
+    def __init__(self, key_alone: bool = False) -> None:
+        ends = rb"(?<=[\w\"'\]]):" if key_alone else rb":=|=>|="
+        self.END = re.compile(rb"(?:" + ends + rb")[ \t\r]*$", re.MULTILINE)
+        before = rb"[ \t]*[\"']?[\w.$-]*" if key_alone else rb""
+        self.NAME = re.compile(before + _WORD_THEN_NAME + rb"[\"'\]]?[ \t]*(?:" + ends + rb")[ \t\r]*$")
+        self.key_alone = key_alone
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
+        name = self.NAME.match if self.key_alone else self.NAME.search
         for end in self.END.finditer(text):
-            found = self.NAME.search(text, text.rfind(b"\n", 0, end.start()) + 1, end.end())
+            found = name(text, text.rfind(b"\n", 0, end.start()) + 1, end.end())
             if found is not None:
                 return found
         return None
@@ -392,8 +404,9 @@ READS_BELOW["assignment"] = (
     (b"</name>", re.compile(rb"<name>" + _NAMED + rb"</name>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"adminPassword": {`, then `"value": "…"` on the line below.
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
-    # `signingSecret =` at a line's end, then the literal alone on the line below.
+    # `signingSecret =` (in JavaScript and YAML `accessToken:`) at a line's end, then the literal alone below.
     (b"=", _AssignedAtLineEnd(), lambda path: True),
+    (b":", _AssignedAtLineEnd(key_alone=True), lambda path: path.lower().endswith(KEYED_BELOW_SUFFIXES)),
     # `<setting name="SyncPassword" serializeAs="String">`, then `<value>…</value>` on the line below (.NET settings).
     (b'name="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     (b'key="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
@@ -444,12 +457,12 @@ def _kind(name: str) -> str | None:
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
         r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation)[_.\-]?token"
-        r"|idempotency[_.\-]?key",
+        r"|(?:idempotency|incident|dedup(?:lication)?)[_.\-]?key",
         bare,
         re.I,
     ):
-        return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken:
-        # a request's id
+        return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
+        # PagerDuty's incident_key and dedup_key: a request's or an event's id
     if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
         bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
@@ -470,6 +483,8 @@ def _kind(name: str) -> str | None:
     if re.match(r"[a-rt-z]", after) and bare[word.end() - 1].islower():
         return None  # a longer word: master-keying, tokenise
     after = after.strip("_.-")
+    if not after and re.search(r"(?:replay|csp|script|style|oauth|oidc|openid)[_.\-]?nonce$", bare, re.I):
+        return None  # ACME's Replay-Nonce, a CSP or OAuth nonce: sent in the clear, used once
     if after and (NOT_SECRET_NAME.search(after.lower()) or HASHED.search(after)) or HASHED_FIRST.match(bare):
         return None  # password_sha256_hex, hashed_password, md5_cred: a digest of the secret (crypt formats have rules)
     if after.lower() in ("key", "secret", "secretkey", "secretname", "ref", "secretref") and "pass" in bare.lower():
@@ -782,8 +797,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # "PUBLIC_POSTHOG_KEY,SITE_URL": a list of variables' names (Netlify's SECRETS_SCAN_OMIT_KEYS)
     if re.fullmatch(r"@[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value):
         return None  # "@stripe-secret-key": a Vercel secret's name, filled in at deploy
-    if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value):
-        return None  # `passphrase= password= scmVersion=`: names of a command's options
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value) and not filters.random_letters(value[:-1]):
+        return None  # `passphrase= password= scmVersion=`: names of a command's options (not base64 of letters)
     if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):
         return None  # `token_type=bearer`: another pair, a name and its word
     if re.match(r"(?i)dbi:\w+:", value) and not re.search(r"(?i)(?:password|pwd)=", value):
@@ -921,7 +936,10 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
     if index + 1 >= len(lines):
         return None
     if not rest.strip():
-        below = LITERAL_BELOW.match(lines[index + 1]) if ASSIGNED_BELOW.search(lines[index]) else None
+        ends = ASSIGNED_BELOW.search(lines[index]) or (
+            path.lower().endswith(KEYED_BELOW_SUFFIXES) and KEYED_BELOW.search(lines[index])
+        )
+        below = LITERAL_BELOW.match(lines[index + 1]) if ends else None
         return (index + 1, below.start(2), below.group(2)) if below is not None else None
     if BLOCK.match(rest):
         return _block_value(lines, index)
@@ -1102,11 +1120,9 @@ def _at(
         return  # a KeePass database's inner XML: a protected value is the inner stream's ciphertext
     if name.lower() == "pin" and re.search(r"\sdigest\s*=", line):
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
-    if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines[max(0, index - 12) : index + 13]):
+    if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines):
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
-    if name == "key" and any(
-        "expired_ts" in near or "old_signing_keys" in near for near in lines[max(0, index - 2) : index + 3]
-    ):
+    if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):
         return  # Synapse's old_signing_keys: a retired key's public half, kept published so old events verify
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes

@@ -1,0 +1,134 @@
+"""A literal encoded in base64, kept in a variable that the same text decodes where it logs in (`$enc = '…'`, then
+`ConvertTo-SecureString ([Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($enc)))`; `K = "…"`, then
+`"Bearer " + b64decode(K)`): the decoded text is the credential the code uses, hidden from a reader, not protected."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+
+from .. import filters
+from . import LONG_LINE, READS_BELOW, Candidate, analyser
+
+# A decoding call given a variable: PowerShell's and .NET's, Python's, JavaScript's, Go's, Ruby's, PHP's, Java's,
+# and a shell's `echo "$V" | base64 -d`.
+CALLS = ("frombase64string", "b64decode", "atob", "decodestring", "decode64", "base64_decode", "getdecoder().decode")
+DECODED = re.compile(
+    rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*\$?\{{?([A-Za-z_]\w{{0,40}})\}}?\s*[,)]"
+    r"|Buffer\.from\(\s*([A-Za-z_]\w{0,40})\s*,\s*[\"']base64[\"']"
+    r"|echo\s+(?:-n\s+)?\"?\$\{?([A-Za-z_]\w{0,40})\}?\"?\s*\|\s*base64\s+(?:-d|-D|--decode)\b",
+    re.IGNORECASE,
+)
+WORDS = (*(call.split("(")[0] for call in CALLS), "buffer.from", "| base64")
+# Where the decoded value goes: a password, a token, a login, a PowerShell credential.
+USED_TO_LOG_IN = re.compile(
+    r"pass|pwd|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText", re.IGNORECASE
+)
+USE_LINES = 3  # the decoding line and those after it
+DECLARATION = r"(?:(?:const|let|var|my|local|readonly|export|final|static|string|String|val|private)\s+)*\$?"
+
+
+def _assignment(name: str) -> re.Pattern[str]:
+    """`name = "<base64>"` as PowerShell, Python, JavaScript, shells, Go, C#, Java, Kotlin and Perl write it."""
+    return re.compile(
+        rf"(?:^|[\s;({{]){DECLARATION}{re.escape(name)}(?:\s*:\s*[\w.]+)?\s*:?=\s*"
+        r"[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']\s*[;,]?\s*(?:#.*|//.*)?$"
+    )
+
+
+def _decoded(literal: str) -> str | None:
+    """The literal's text, from UTF-8 or UTF-16LE (PowerShell's `[Text.Encoding]::Unicode`), when it is one
+    printable run a person could type as a password."""
+    try:
+        raw = base64.b64decode(literal, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    wide = len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2 > 0
+    try:
+        text = raw.decode("utf-16-le" if wide else "utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not 6 <= len(text) <= 128 or not text.isprintable() or any(c.isspace() for c in text):
+        return None
+    return text
+
+
+@analyser("decoded-variable")
+def decoded_variables(lines: Sequence[str], path: str) -> Iterator[Candidate]:
+    for index in _lines_calling(lines):
+        if len(lines[index]) > LONG_LINE or not USED_TO_LOG_IN.search(" ".join(lines[index : index + USE_LINES])):
+            continue
+        for call in DECODED.finditer(lines[index]):
+            name = next(group for group in call.groups() if group)
+            found = _assigned_before(lines, index, name)
+            if found is None:
+                continue
+            at_line, column, literal = found
+            plain = _decoded(literal)
+            if plain is None or filters.wordy(plain) or filters.slot_signal(plain) == "placeholder":
+                continue
+            confidence = "low" if filters.hand_typed(plain) else "medium"
+            yield Candidate("base64-decoded-variable", at_line, column, plain, confidence, lines[at_line].strip(),
+                            "base64")  # fmt: skip
+
+
+def _lines_calling(lines: Sequence[str]) -> list[int]:
+    """The lines where a decoding call's name appears (found by plain searches: an expression of alternatives would
+    try each at every character of a long text)."""
+    text = "\n".join(lines)
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer (İ): the offsets would drift
+        return [i for i, line in enumerate(lines) if any(word in line.lower() for word in WORDS)]
+    text = lowered
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    found: set[int] = set()
+    for word in WORDS:
+        at = text.find(word)
+        while at >= 0:
+            found.add(bisect.bisect_right(starts, at) - 1)
+            at = text.find(word, at + len(word))
+    return sorted(found)
+
+
+def _assigned_before(lines: Sequence[str], index: int, name: str) -> tuple[int, int, str] | None:
+    """The nearest line at or above `index` giving `name` a base64 literal: its index, the literal's column, the
+    literal."""
+    pattern = _assignment(name)
+    for at_line in range(index, -1, -1):
+        found = pattern.search(lines[at_line]) if name in lines[at_line] else None
+        if found is not None:
+            return at_line, found.start(1), found.group(1)
+    return None
+
+
+class _DecodedToLogIn:
+    """A decoding call given a variable, a login within USE_LINES lines (what decoded_variables reads)."""
+
+    CALL = re.compile(
+        rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*\$?\{{?[a-z_]\w*\}}?\s*[,)]".encode()
+        + rb"|buffer\.from\(\s*[a-z_]\w*\s*,\s*[\"']base64|\|\s*base64\s+(?:-d|--decode)\b"
+    )
+    USE = re.compile(USED_TO_LOG_IN.pattern.lower().encode())
+
+    def search(self, text: bytes) -> re.Match[bytes] | None:
+        for call in self.CALL.finditer(text):
+            start = text.rfind(b"\n", 0, call.start()) + 1
+            end = start
+            for _ in range(USE_LINES):
+                end = text.find(b"\n", end + 1)
+                if end < 0:
+                    end = len(text)
+                    break
+            found = self.USE.search(text, start, end)
+            if found is not None:
+                return found
+        return None
+
+
+# The variable is given its literal on a line holding no keyword: history reads a file diff whole where a decoding
+# call leads to a login.
+READS_BELOW["decoded-variable"] = tuple((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS)
