@@ -382,3 +382,24 @@ def test_a_key_printed_in_a_notebooks_output_is_placed_on_its_first_line() -> No
     line = notebook.split("\n")[match.line - 1]
     assert match.rule.id == "private-key" and "BEGIN EC PRIVATE KEY" in line
     assert 1 <= match.start_column <= match.end_column <= len(line)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("uLicenseSigner.pas", "    '{}' + sLineBreak +"),  # Delphi
+        ("Signer.vb", '        "{}" & vbCrLf &'),  # Visual Basic
+        ("signer.js", '  "{}\\n" +'),  # JavaScript
+    ],
+)
+def test_a_key_written_as_string_literals_joined_by_line_breaks_is_found(path: str, line: str) -> None:
+    """A key's lines as literals joined by a line-break constant (`+ sLineBreak +`, `& vbCrLf &`) or an escaped
+    newline: the body is each literal, not the constant that joins it to the next."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+    )
+    text = "const KEY =\n" + "\n".join(line.format(part) for part in pem.decode().strip().split("\n")) + " '';\n"
+    assert [m.rule.id for m in DETECTOR.scan_document(text, path)] == ["private-key"]

@@ -1036,6 +1036,15 @@ def test_literals_in_code_template_expressions_and_workflow_values(path: str, te
             False,
         ),
         ("statuspage.http", "Authorization: OAuth 7092a2a1-b5bc-eb70-ecbc-38da2889cfc3", True),
+        # Visual Basic's decoding of a literal after `As String =`; a CSV note joined up; Solr's documented login
+        (
+            "modConfig.vb",
+            'Friend SmtpPass As String = Encoding.UTF8.GetString(Convert.FromBase64String("Z3JsTWQ4dCt4azNMSWN1bA=="))',
+            True,
+        ),
+        ("devices.csv", "device_name,dev_eui,app_key\nsoil-01,70B3D57ED00707E6,stored-in-chirpstack", False),
+        ("devices.csv", "device_name,dev_eui,app_key\nsoil-01,70B3D57ED00707E6,harbor-quill-mesa", True),
+        ("solr.md", "curl --user solr:SolrRocks http://localhost:8983/api/cluster/security/authentication", False),
     ],
 )
 def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(

@@ -270,9 +270,9 @@ SETTING = re.compile(r"(?:env\.)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:
 DECLARED = re.compile(
     r"\s+(?:PIC(?:TURE)?\s+[-+XAVS9$,.()\d]+\s+VALUE(?:\s+IS)?|TYPE\s+[\w/-]+\s+VALUE"
     r"|(?:CONSTANT\s+)?N?(?:VAR)?(?:CHAR2?|VARCHAR2?|STRING|TEXT|CLOB|RAW)(?:\(\s*\d+(?:\s+(?:BYTE|CHAR))?\s*\))?\s*:="
-    r"|As\s+(?:New\s+)?[\w.]+\s*=)\s*(?=[\"'])",
+    r"|As\s+(?:New\s+)?[\w.]+\s*=)\s*(?=[\"']|(?:System\.)?(?:Text\.)?Encoding\.\w+\.GetString\(|Convert\.FromBase64String\()",
     re.IGNORECASE,
-)
+)  # (or a decoding call: DECODING_CALL)
 REGISTRY_DATA = re.compile(r"(?:dword|qword):", re.IGNORECASE)  # a .reg export's numbers
 # A .reg export's binary data that is a DPAPI blob (VNC's hex is only obfuscated: reported)
 REGISTRY_DPAPI = re.compile(r"[\"']?\s*=\s*hex(?:\([0-9a-f]\))?:01,00,00,00,d0,8c,9d,df", re.IGNORECASE)
@@ -892,7 +892,8 @@ _DECODER = (
     r"|[\w.]*base64\.get(?:mime|url)?decoder\(\)\.decode)"
 )
 DECODING_CALL = re.compile(
-    rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*|(?:string|rawToChar)\(\s*)?"
+    rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*"
+    rf"|(?:System\.)?(?:Text\.)?Encoding\.\w+\.GetString\(\s*|(?:string|rawToChar)\(\s*)?"
     rf"(?:{_DECODER}\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
     rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode)"
     rf"|\$\(\s*echo\s+(?:-n\s+)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*\|\s*base64\s+(?:-d|-D|--decode)\s*\))",

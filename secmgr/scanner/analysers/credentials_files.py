@@ -50,6 +50,8 @@ CSV_HEADER = re.compile(
 )
 PHP_VARIABLE = re.compile(r"^\$_[A-Z]+\[[\"']?([\w.]+)[\"']?\]$")  # phpinfo()'s rows: $_ENV['DB_PASSWORD']
 CSV_ROWS = 10_000  # an export of accounts, not a data set
+JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[-_][A-Za-z]+){2,}")
+FUNCTION_WORDS = frozenset({"in", "on", "at", "to", "by", "of", "is"})
 DESCRIPTION = re.compile(
     r"[(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?(?: [(]?(?:[A-Za-z]{2,}|\d{1,4})[),.:]?)+"
 )  # words, numbers
@@ -376,4 +378,6 @@ def column_confidence(value: str) -> str | None:
         return None  # `AWS_SECRET_ACCESS_KEY`: the name of the secret to set (a table of a pipeline's secrets)
     if " " in value and (filters.prose(value) or filters.wordy(value) or DESCRIPTION.fullmatch(value)):
         return None  # `The password used to log in`, `read from Vault`, `SSO (done)`, `12 characters`: a description
+    if JOINED_WORDS.fullmatch(value) and FUNCTION_WORDS.intersection(re.split(r"[-_]", value.lower())):
+        return None  # `stored-in-chirpstack`, `set_by_ops`: a note joined up (passphrase lists hold no two-letter word)
     return "low" if signal == "contrived" or filters.hand_typed(value) else "high"

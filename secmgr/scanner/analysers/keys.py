@@ -31,6 +31,7 @@ BARE_OPENING = re.compile(
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
+QUOTED_PIECE = re.compile(r"""(["'])([A-Za-z0-9+/=\\rn]{8,})\1""")  # a body line as a string literal
 ESCAPED_NEWLINE = re.compile(r"(?:\\+r)?\\+n")
 LOG_STAMP = re.compile(r"[\d.:#TZ-]+")
 NOT_BODY = re.compile(r"[\"',;\\]|\\[rn]")
@@ -45,6 +46,9 @@ def _body(chunks: Sequence[str], least: int = MIN_BODY) -> str | None:
     body, damaged = [], 0
     for chunk in chunks:
         quoted = '"' in chunk or "'" in chunk
+        literal = QUOTED_PIECE.findall(chunk) if quoted else []
+        if literal:
+            chunk = literal[-1][1]  # `'MIIE…' + sLineBreak +`, `"MIIE…\n" &`: the literal, not what joins it
         # a string literal's line: the operators after it (`+`, a C macro's `\`, a list's `,`) are not the body's;
         # a line going on to the next (a .properties value's ` \`) neither
         words = (chunk.rstrip().rstrip("+\\,;") if quoted else chunk.rstrip().removesuffix("\\")).rstrip().split()
