@@ -199,6 +199,13 @@ def sealed_ciphertext(value: str, text: str, line: str = "") -> bool:
     return bool(SEALED_VALUE.fullmatch(value)) or any(value in run.group() for run in SEALED_VALUE.finditer(line))
 
 
+def bytes_as_text(raw: bytes) -> str:
+    """Decoded bytes as the text they hold: UTF-16LE when every second byte is zero (Windows' `Unicode`, as
+    PowerShell and Active Directory's `unicodePwd` write it), else UTF-8; UnicodeDecodeError when neither."""
+    wide = len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2 > 0
+    return raw.decode("utf-16-le" if wide else "utf-8")
+
+
 def is_encrypted(value: str) -> bool:
     value = value.strip()
     return bool(ENCRYPTED.search(value)) or openpgp_message(value)

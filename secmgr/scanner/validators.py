@@ -158,11 +158,10 @@ def base64_password(secret: str) -> str | None:
     left to the hash rules, and bytes that are no text are dropped."""
     try:
         raw = base64.b64decode(secret + "=" * (-len(secret) % 4), validate=True)
-        wide = len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2 > 0
-        text = raw.decode("utf-16-le" if wide else "utf-8")
+        text = filters.bytes_as_text(raw)
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
-    if wide and len(text) > 2 and text[0] == text[-1] == '"':
+    if raw[1:2] == b"\0" and len(text) > 2 and text[0] == text[-1] == '"':
         text = text[1:-1]  # Active Directory's unicodePwd: the password in double quotes, UTF-16LE
     if not text.isprintable() or text.startswith("{") or len(text) < 4:
         return None

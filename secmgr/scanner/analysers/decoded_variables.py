@@ -47,9 +47,8 @@ def _decoded(literal: str) -> str | None:
         raw = base64.b64decode(literal, validate=True)
     except (binascii.Error, ValueError):
         return None
-    wide = len(raw) % 2 == 0 and raw[1::2].count(0) == len(raw) // 2 > 0
     try:
-        text = raw.decode("utf-16-le" if wide else "utf-8")
+        text = filters.bytes_as_text(raw)
     except UnicodeDecodeError:
         return None
     if not 6 <= len(text) <= 128 or not text.isprintable() or any(c.isspace() for c in text):
