@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import itertools
 import re
@@ -43,9 +41,8 @@ def _assignment(name: str) -> re.Pattern[str]:
 def _decoded(literal: str) -> str | None:
     """The literal's text, from UTF-8 or UTF-16LE (PowerShell's `[Text.Encoding]::Unicode`), when it is one
     printable run a person could type as a password."""
-    try:
-        raw = base64.b64decode(literal, validate=True)
-    except (binascii.Error, ValueError):
+    raw = filters.b64decode_loose(literal)
+    if raw is None:
         return None
     try:
         text = filters.bytes_as_text(raw)
@@ -105,12 +102,9 @@ def _assigned_before(lines: Sequence[str], index: int, name: str) -> tuple[int, 
 
 
 class _DecodedToLogIn:
-    """A decoding call given a variable, a login within USE_LINES lines (what decoded_variables reads)."""
+    """A decoding call given a variable (DECODED), a login within USE_LINES lines: what decoded_variables reads."""
 
-    CALL = re.compile(
-        rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*\$?\{{?[a-z_]\w*\}}?\s*[,)]".encode()
-        + rb"|buffer\.from\(\s*[a-z_]\w*\s*,\s*[\"']base64|\|\s*base64\s+(?:-d|--decode)\b"
-    )
+    CALL = re.compile(DECODED.pattern.encode(), re.IGNORECASE)  # (on history's lower-cased bytes)
     USE = re.compile(USED_TO_LOG_IN.pattern.lower().encode())
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
