@@ -1051,3 +1051,23 @@ def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
     path: str, text: str, found: bool
 ) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # `author` names a person, `authorization` what a key is for (OCPP's AuthorizationKey)
+        ("ocpp.go", '\tauthorizationKey = "084d4676991eb18deac25ff1974deb921c36d251"', True),
+        ("git.go", '\tauthorEmail = "dev@corp.example"', False),
+        # an object's key that is a media file's path
+        ("fleet.log", "INFO clip uploaded device=DC-00418 key=clips/2024/10/03/DC-00418-050008.mp4", False),
+        ("fleet.log", "INFO clip uploaded device=DC-00418 key=Kq8vLm2Zx9Rw4Tn7Hc3sYb1Jd5Fs0Ga", True),
+        # a bare `key` or `appid` in a URL's query
+        ("steam.py", 'URL = "https://api.steampowered.com/v1/?key=4E1C9A07B3D25F8E6A0C1B9D7F3E2A54"', True),
+        ("weather.sh", "curl 'https://api.weather-co.net/weather?q=Oslo&appid=9b2c4e6f8a0d1c3e5f7a9b1d3e5f7a9c'", True),
+        ("weather.sh", "curl 'https://api.weather-co.net/data/2.5/weather?q=Oslo&appid=${OWM_APPID}'", False),
+        ("cdn.html", '<a href="https://cdn.example.net/get?key=product_hero_banner_large_v2">', False),
+    ],
+)
+def test_authorization_keys_media_paths_and_keys_in_url_queries(path: str, text: str, found: bool) -> None:
+    assert_found(text, path, found)

@@ -63,6 +63,11 @@ def test_scan_plain_directory_and_clean_repository(tmp_path: Path, capsys) -> No
     (leak,) = json.loads(capsys.readouterr().out)
     assert leak["File"] == "sub/settings.env" and leak["StartLine"] == 2 and leak["Commit"] == ""
     assert leak["Fingerprint"] == "sub/settings.env:github-pat:2"
+    assert main(["scan", "--no-git", str(plain / "sub" / "settings.env")]) == 1  # one file, as gitleaks dir does
+    (leak,) = json.loads(capsys.readouterr().out)
+    assert leak["File"] == "settings.env" and leak["StartLine"] == 2
+    assert main(["scan", "--no-git", str(plain / "missing")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
     clean = tmp_path / "clean"
     clean.mkdir()
     git(clean, "init", "-q", "-b", "main")

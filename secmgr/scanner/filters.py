@@ -665,7 +665,8 @@ _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 FILE_PATH = re.compile(
     r"[\w.\-]+(?:[/\\][\w.\-]+)*\.(?:py|js|mjs|ts|css|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env"
-    r"|zip|jar|war|tgz|tar\.gz|[cvf]sproj|sln|dll|exe)"
+    r"|zip|jar|war|tgz|tar\.gz|[cvf]sproj|sln|dll|exe|csv|tsv|parquet|avro|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|webp|svg"
+    r"|mp[34]|mov|mkv|avi|wav|flac|bin|img|iso)"
 )
 
 

@@ -35,11 +35,16 @@ def _files(root: Path) -> Iterator[Path]:
 
 
 def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
-    """Every text file under `root`, as gitleaks' `--no-git` does."""
+    """Every text file under `root` (or `root` itself when it is a file), as gitleaks' `--no-git` does."""
+    if not root.exists():
+        raise FileNotFoundError(f"no such file or directory: {root}")
+    paths: Iterable[Path] = [root] if root.is_file() else _files(root)
+    if root.is_file():
+        root = root.parent
     found = []
     ignore_file = root / ".gitleaksignore"
     ignored = set(ignore_file.read_text().split()) if ignore_file.is_file() else set()
-    for path in _files(root):
+    for path in paths:
         relative = path.relative_to(root).as_posix()
         if skipped_path(relative):
             continue

@@ -113,7 +113,7 @@ HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(
 HASHED_FIRST = re.compile(r"(?i:hashed|md5|sha\d*)(?:[_.\-]|(?=[A-Z]))")
 NOT_SECRET_WORD = re.compile(r"passport|bypass|compass|passenger|passive|passthrough|passage|tokeniz|keyboard"
                              r"|keyword|keystroke|keyframe|keypress|keydown|keyup|keychain|monkey|turkey|hockey"
-                             r"|donkey|jockey|whiskey|secretar|author|pinyin|spinner|pinned|pinch|pinpoint|passe"
+                             r"|donkey|jockey|whiskey|secretar|author(?!i[sz]ation)|pinyin|spinner|pinned|pinch|pinpoint|passe"
                              r"|tokenstream",
                              re.IGNORECASE)  # fmt: skip
 # What stands between a name and its value (`?=` and `::=` are make's, `<-` R's), longest first where one starts
