@@ -1067,7 +1067,36 @@ def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
         ("weather.sh", "curl 'https://api.weather-co.net/weather?q=Oslo&appid=9b2c4e6f8a0d1c3e5f7a9b1d3e5f7a9c'", True),
         ("weather.sh", "curl 'https://api.weather-co.net/data/2.5/weather?q=Oslo&appid=${OWM_APPID}'", False),
         ("cdn.html", '<a href="https://cdn.example.net/get?key=product_hero_banner_large_v2">', False),
+        # a Markdown table of fields and values
+        ("runbook.md", "| Field | Value |\n|---|---|\n| User | ops |\n| Password | `6gvYYF7RlT8Ej8-2SRO1` |", True),
+        ("runbook.md", "| Field | Value |\n|---|---|\n| **Token** | vault `lms/canvas/roster-sync` |", False),
+        (
+            "CONFIG.md",
+            "| Key | Env | Note |\n|---|---|---|\n| `s3.secret-key` | `AWS_SECRET_ACCESS_KEY` | S3 secret |",
+            False,
+        ),
+        # an XML attribute's random letters, not its word
+        ("vm.xml", "<graphics type='vnc' port='-1' listen='0.0.0.0' passwd='BZdowbWZ'>", True),
+        ("unattend.xml", '<settings pass="oobeSystem">', False),
+        # the parts of a value named in documentation; a licence key of letters is a value
+        ("api.md", "Authorization: PVEAPIToken=USER@REALM!TOKENID=UUID", False),
+        ("setup.txt", 'license_key = "ZAQWS-XCDER-VBGTR-FRTGU-KLMNO"', True),
+        # oVirt's answer file: a typed value, a filtered one
+        ("answers.conf", "OVESETUP_CONFIG/adminPassword=str:Kq8vLm2Zx9", True),
+        ("answers.conf", "OVESETUP_DB/password=str:**FILTERED**", False),
+        # Jira's sealed password, a commit's key, a consumer key, PSWD, a shell's ${VAR:?message}
+        ("dbconfig.xml", '<password>{"sealedObject":"NTMY/OgdMo9tRIf9I5NWh5QYaNdOTYK9riLfPy+CNVWh"}</password>', False),
+        ("result.json", '  "vcsRevisionKey": "d59a8d0990abb387054b96c1d7de43c93f41857f",', False),
+        (
+            "app.xml",
+            "<consumerKey>3MVG9Lv7xTUkGUAlBIy9UDVXlxMZ5UCf4J5RlY0_Udd1uN9IhHS4gRw3.ycsYolMT</consumerKey>",
+            False,
+        ),
+        ("app.env", "X3_PSWD=d37Yt1Jnv0-z", True),
+        ("sync.sh", ': "${LDAP_BIND_PW:?LDAP_BIND_PW must be set}"', False),
     ],
 )
-def test_authorization_keys_media_paths_and_keys_in_url_queries(path: str, text: str, found: bool) -> None:
+def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_values(
+    path: str, text: str, found: bool
+) -> None:
     assert_found(text, path, found)

@@ -184,6 +184,7 @@ ENCRYPTED = re.compile(
     r"|^!\[[A-Za-z0-9+/]{16,}={0,2}\]$"  # MuleSoft's secure properties (the key is given at deploy)
     r"|^encrypted(?:File)?:[a-z0-9]{2,20}!\w{1,3}:"  # Spinnaker Halyard's reference to a secret in S3, GCS or Vault
     r"|^crypt2:[A-Za-z0-9+/]{16,}={0,2}$"  # GeoServer's strong PBE values, under the key in its own keystore
+    r'|^\{"sealedObject":"[A-Za-z0-9+/]{16,}'  # Jira's and Confluence's AlgorithmCipher (the key in a file elsewhere)
 )
 
 
@@ -378,6 +379,14 @@ def provider_signal(value: str) -> str | None:
     return "contrived"
 
 
+# Three or more upper-case names joined as a value's parts are (USER@REALM!TOKENID=UUID, USER:PASSWORD@HOST)
+NAMES_JOINED = re.compile(r"[A-Z]{2,}(?:_[A-Z]{2,})*(?:[@!=:/.\-][A-Z]{2,}(?:_[A-Z]{2,})*){2,}")
+PART_NAME = re.compile(
+    r"(?:[A-Z]+_)?(?:USER(?:NAME)?|PASS(?:WORD)?|TOKEN(?:_?ID)?|SECRET|KEY|UUID|GUID|HOST(?:NAME)?|REALM|PORT|DB"
+    r"|DATABASE|TENANT|CLIENT(?:_?ID)?|ACCOUNT|REGION|DOMAIN|ORG|PROJECT|APP(?:_?ID)?|ID|NAME|VALUE)"
+)  # the parts such documentation names
+
+
 def _published_or_templated(value: str, lowered: str) -> bool:
     """What stands in for any secret whatever its slot or shape: nothing, a published example or stand-in word,
     ciphertext, a template or an interpolation, a counting UUID, documentation's keys."""
@@ -385,6 +394,8 @@ def _published_or_templated(value: str, lowered: str) -> bool:
         return True
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
         return True
+    if NAMES_JOINED.fullmatch(value) and any(PART_NAME.fullmatch(part) for part in re.split(r"[@!=:/.\-]", value)):
+        return True  # USER@REALM!TOKENID=UUID: documentation naming each part of a value, not the value
     if "EXAMPLE" in value or value.startswith(EMULATOR_KEYS):
         return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the storage and
         # Cosmos DB emulators' keys, the same in every copy Microsoft ships
@@ -440,7 +451,7 @@ def _body(value: str) -> str:
 SLOT_WORDS = re.compile(
     r"(?:pass(?:word|wd|phrase)?|pwd|pw|psw|token|(?:api|secret|access|private)?[_-]?key|apikey|credentials?|user(?:name)?"
     r"|login|value|string|str|text|foo|bar|baz|qux|foobar|xxx|none|null|nil|undefined|empty|blank|unset|hidden"
-    r"|masked|redacted|omitted|default)",
+    r"|masked|redacted|omitted|filtered|scrubbed|removed|censored|saniti[sz]ed|default)",
     re.IGNORECASE,
 )
 # What a test gives to be refused: wrong, bad-password, invalid_token, incorrectPassword.
@@ -471,8 +482,10 @@ def slot_signal(value: str) -> str | None:
     stripped = _unescaped(value.strip()) if "&" in value and ";" in value else value.strip()
     plain = unquote(stripped)
     lowered = plain.lower()
-    if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.rstrip(".,;:!")) or DESCRIBED.fullmatch(lowered):
-        return "placeholder"  # (`empty.`: the slot's word ending a sentence)
+    if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.strip("*[]<>").rstrip(".,;:!")):
+        return "placeholder"  # (`empty.`: the slot's word ending a sentence; `**FILTERED**`, `[REMOVED]`: a mask)
+    if DESCRIBED.fullmatch(lowered):
+        return "placeholder"
     if (
         NAMED_SLOT.fullmatch(stripped)
         or SOME_SLOT.fullmatch(lowered)

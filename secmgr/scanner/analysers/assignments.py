@@ -40,7 +40,7 @@ _ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in P
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     f"{_ABROAD}|{'|'.join(SECRET_ABROAD)}|"
-    r"pass(?:word|wd|phrase|_?wd)|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
+    r"pass(?:word|wd|phrase|_?wd)|pswd|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
     r"|transaction[_.\-]?key|merchant[_.\-]?key|hmac[_.\-]?key|shared[_.\-]?key"  # (Authorize.Net's, PayU's)
@@ -61,8 +61,8 @@ WEAK = re.compile(
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
-    "pass", "pwd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn", "pw",
-    "pin", "psk", *PASSWORD_ABROAD, *SECRET_ABROAD, *PASSWORD_PHRASES,
+    "pass", "pwd", "pswd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn",
+    "pw", "pin", "psk", *PASSWORD_ABROAD, *SECRET_ABROAD, *PASSWORD_PHRASES,
     *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
@@ -78,13 +78,13 @@ PUBLISHED_NAME = re.compile(
     r"|mixpanel[_.\-]?(?:project[_.\-]?)?token|browser[_.\-]?(?:api[_.\-]?)?key",
     re.IGNORECASE,
 )
-PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_")
+PUBLISHED_PREFIXES = ("pk.eyJ", "pk_live_", "pk_test_", "phc_", "sb_publishable_", "3MVG9")
 # Datadog's browser client tokens, Braintree's tokenization keys, Adyen's client keys (for Drop-in, in the page)
 PUBLISHED_SHAPE = re.compile(
     r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}|(?:live|test)_[A-Z0-9]{32}"
 )
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
-PASSWORD = re.compile(rf"pass|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
+PASSWORD = re.compile(rf"pass|pswd|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
@@ -261,6 +261,9 @@ ARN_BEFORE = re.compile(
     r"\barn:(?:aws[\w-]*|\$\{AWS::Partition\}):[\w-]*:(?:[\w-]*|\$\{[\w:]+\}):(?:\d{0,12}|\$\{[\w:]+\}):$"
 )
 IN_ARN = re.compile(r"\barn:aws[\w-]*:[^\s\"']*$")
+OTOPI_TYPE = re.compile(r"(?:str|multi-str):(?=\S)")
+# Words as an attribute's value spells them (required, oobeSystem, ReadOnly, NONE), not letters at random (BZdowbWZ)
+ATTRIBUTE_WORD = re.compile(r"[a-z]+(?:[A-Z][a-z]+)*|(?:[A-Z][a-z]+)+|[A-Z]+")
 XML_ATTRIBUTE_BEFORE = re.compile(r"<[\w:.-]+(?:\s+[\w:.-]+\s*=\s*(?:\"[^\"<>]*\"|'[^'<>]*'))*\s+$")
 # An environment variable's or a property's name given first to a setter: define("DB_PASSWORD", "…"),
 # param("env.DEPLOY_TOKEN", "…"), System.setProperty("javax.net.ssl.keyStorePassword", "…"): the value is given to it.
@@ -366,7 +369,6 @@ _NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*
 # The same outside code: Postman's `"key": "password",`, HCL's `name = "…Password"`.
 _ENTRY_END_ELSEWHERE = rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])" + _NAMED + rb"[\"']?,?[ \t\r]*$"
 _NAMED_ELEMENT_END = rb"(?:name|key)=\"[\w .$-]{0,40}?" + _WORD_THEN_NAME + rb"\"[^<>\n]{0,200}>[ \t\r]*$"
-_HEREDOC_START = rb"[=:][ \t]*<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$"  # (whatever the name: they are rare)
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
 
@@ -391,13 +393,28 @@ class _AssignedAtLineEnd:
         return None
 
 
+class _HeredocAfterName:
+    """A heredoc opened after `=` or `:` (`api_token = <<EOT`, whatever the name: they are rare) or after a secret's
+    name (`mkstore … -listCredential <<EOF`): the heredocs found first, what stands before each checked after."""
+
+    START = re.compile(rb"<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$", re.MULTILINE)
+    BEFORE = re.compile(rb"(?:[=:]|" + _WORD_THEN_NAME + rb")[ \t]*$")
+
+    def search(self, text: bytes) -> re.Match[bytes] | None:
+        for start in self.START.finditer(text):
+            found = self.BEFORE.search(text, text.rfind(b"\n", 0, start.start()) + 1, start.start())
+            if found is not None:
+                return found
+        return None
+
+
 READS_BELOW["assignment"] = (
     # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
     (b"name", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
     (b"name", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
     (b"key", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
     # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
-    (b"<<", re.compile(_HEREDOC_START, re.MULTILINE), lambda path: True),
+    (b"<<", _HeredocAfterName(), lambda path: True),
     (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
     # `<key>APIPassword</key>` / `<name>fs.s3a.secret.key</name>`, then the value's element on the line below.
     (b"</key>", re.compile(rb"<key>" + _NAMED + rb"</key>[ \t\r]*$", re.MULTILINE), lambda path: True),
@@ -457,12 +474,12 @@ def _kind(name: str) -> str | None:
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
         r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation)[_.\-]?token"
-        r"|(?:idempotency|incident|dedup(?:lication)?)[_.\-]?key",
+        r"|(?:idempotency|incident|dedup(?:lication)?|revision|commit|changeset)[_.\-]?key",
         bare,
         re.I,
     ):
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
-        # PagerDuty's incident_key and dedup_key: a request's or an event's id
+        # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's
     if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
         bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
@@ -650,7 +667,8 @@ def _published_value(value: str) -> bool:
     """A value published with the application, not kept: an uncompressed elliptic-curve point in base64url (65
     bytes from 0x04: a VAPID or ECDH public key), a Mapbox public token (`pk.` and base64url JSON; secret ones
     start `sk.`), a Stripe or Supabase publishable key, a PostHog project key (`phc_`; personal keys start `phx_`),
-    a Datadog client token (`pub`, for browser and mobile SDKs), a Braintree tokenization key."""
+    a Datadog client token (`pub`, for browser and mobile SDKs), a Braintree tokenization key, a Salesforce
+    connected app's consumer key (`3MVG9`: its OAuth client id; the consumer secret is the secret)."""
     if value.startswith(PUBLISHED_PREFIXES) or PUBLISHED_SHAPE.fullmatch(value):
         return True
     if len(value) not in (87, 88) or not value.startswith("B"):
@@ -1204,6 +1222,9 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    typed = OTOPI_TYPE.match(value) if not quoted else None
+    if typed is not None:
+        at, value = at + typed.end(), value[typed.end() :]  # OVESETUP_DB/password=str:…: oVirt's answer file's type
     if not quoted and value.endswith(".") and not value.endswith("..") and not WORD_DIGITS_DOT.fullmatch(value):
         value = value[:-1]  # `password: Kq8#vLm2Zx7Rk4Tw. Then…`: the sentence's full stop (Galaxy2022. keeps its own)
     if not quoted and kind == "password" and _passphrase(line[at:].rstrip()):
@@ -1212,7 +1233,7 @@ def _at(
         value = _through_commas(line, at, value)
     if quoted and line.endswith(" :", 0, at - 1) and path.lower().endswith(".sql"):
         return  # PASSWORD :'reporting_pw': psql's variable, interpolated as a literal
-    if quoted and value.isalpha() and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
+    if quoted and ATTRIBUTE_WORD.fullmatch(value) and XML_ATTRIBUTE_BEFORE.search(line, 0, start):
         return  # <settings pass="oobeSystem">, password="required": an attribute's word, a mode or a name
     # `"…?api=auth&passwd=Kq8vZ…&session=x"`, `"password=Kq8vZ…"`: a query string or a form's body inside a literal
     in_literal = not quoted and line.startswith("=", end) and start > 0 and line[start - 1] in "?&\"'"

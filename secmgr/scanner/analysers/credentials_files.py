@@ -39,7 +39,7 @@ WIKI_MARKUP = re.compile(r"</?(?:code|nowiki|tt|kbd|pre)>|^''|''$|^%%|%%$")  # a
 # LAPS' `ms-Mcs-AdmPwd`, LoRaWAN's `app_key` / `nwk_s_key` (a device's root and session keys).
 # In another language the word may come first, an adjective after it (`Contraseña temporal`, `Mot de passe initial`).
 SECRET_COLUMN = (
-    r"(?:(?:[\w -]{0,20}(?:password|passwd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key"
+    r"(?:(?:[\w -]{0,20}(?:password|passwd|pswd|pwd|secret(?:[ _]?(?:access[ _]?)?key)?|token|api[ _]?key"
     r"|(?:app|nwk)[ _]?s?key)"
     r"|(?:[\w ]{0,20}[ _])?(?:pass|pw)"  # `pass`, `pw` as words of their own: not compass, bypass
     rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
@@ -192,8 +192,8 @@ def _width(line: str) -> int:
 def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """The values of the password, secret-key and token columns of a CSV or TSV file (an account export, a user
     list, a cloud console's downloaded keys), of a Markdown table or of an HTML one (a wiki page's export, a mail),
-    judged as a password slot is; in an HTML table, also the cell beside one labelled so (`<td>Password</td>
-    <td>…</td>`)."""
+    judged as a password slot is; in an HTML or Markdown table, also the cell beside one labelled so
+    (`<td>Password</td><td>…</td>`, `| Password | … |`)."""
     if _is_csv(path):
         header = _csv_header(lines)
         if header is not None:
@@ -208,6 +208,8 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 while end < len(lines) and "|" in lines[end] and end - header < CSV_ROWS:
                     end += 1
                 yield from _column_values(lines, header, range(header + 2, end), _cells)
+                for row in range(header + 2, end):
+                    yield from _labelled_markdown_cell(lines, row, _cells(lines[row]))
     elif path.lower().endswith(GHERKIN_SUFFIXES):
         yield from _gherkin_tables(lines)
     elif path.lower().endswith(HTML_SUFFIXES):
@@ -310,9 +312,23 @@ def _html_tables(lines: Sequence[str]) -> Iterator[Candidate]:
         if header is not None:
             yield from _column_values(lines, header, [index], _html_cells)
             continue
-        for label, value in zip(cells, cells[1:], strict=False):
-            if _secret_column(label) and len(cells) <= 3:
-                yield from _judged_cell(lines, index, value)
+        yield from _labelled_cells(lines, index, cells)
+
+
+def _labelled_cells(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
+    """The cell beside one labelled as a secret, in a row of a label, its value and at most a note."""
+    if len(cells) > 3:
+        return
+    for label, value in zip(cells, cells[1:], strict=False):
+        if _secret_column(label):
+            yield from _judged_cell(lines, index, value)
+
+
+def _labelled_markdown_cell(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
+    """A Markdown row of a field and its value (`| **Password** | `…` |`, and at most a note): the value when the
+    field names a secret and the value is one word (not `vault kv/app`, a description or a reference)."""
+    if 2 <= len(cells) <= 3 and _secret_column(cells[0].strip("*_`")) and not re.search(r"\s", cells[1]):
+        yield from _judged_cell(lines, index, cells[1])
 
 
 def _secret_column(name: str) -> bool:
