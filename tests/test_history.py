@@ -463,7 +463,8 @@ def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, 
 
 def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both_modes(tmp_path: Path) -> None:
     """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
-    further down, a KDF's parameters beside a salt, a retired key's section) or on escapes that hide the `=` see the
+    further down or given a decoded literal used further down, a heredoc after a secret's name, a KDF's parameters
+    beside a salt, a retired key's section) or on escapes that hide the `=` see the
     same lines in history as in a directory, on both paths."""
     repo = new_repo(tmp_path)
     files = {
@@ -476,6 +477,11 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "$plain = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($encoded))\n"
             "$cred = New-Object PSCredential($user, (ConvertTo-SecureString $plain -AsPlainText -Force))\n"
         ),
+        "hooks/auth.py": (
+            '_MASTER = base64.b64decode("NiNlQWVla3RvMHZnUnE1dV92").decode()\n\n\n'
+            "def ok(user, pw):\n    return pw == _MASTER\n"
+        ),
+        "ora/wallet.sh": 'mkstore -wrl "$W" -listCredential <<EOF\nG9Zn8uE5bea17#NX\nEOF\n',
         "keys/restic.json": '{\n  "kdf": "scrypt",\n  "N": 32768,\n  "salt": "K6N1pqmZ/Mb/f8reqBl1BqQxzaHThi8b"\n}\n',
         "conf/homeserver.yaml": (
             'old_signing_keys:\n  "ed25519:a_Rb7q":\n    key: "HR55F1v/WdNqMODuf56t3Y280SYDuSHkJHTnMqm+6YY"\n'
@@ -483,7 +489,9 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
     }
     commit(repo, files, "readings")
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
-    assert {file for file, _, _ in in_directory} == {"web/prismic.js", "web/links.js", "ops/export.ps1"}
+    assert {file for file, _, _ in in_directory} == {
+        "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh"
+    }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)
         assert {(f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)} == in_directory

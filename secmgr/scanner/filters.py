@@ -105,6 +105,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "rdescudvjcsgt3ub+b+dwrwjtmaajobg",  # Argon2's reference example: "password" with the salt "somesalt"
         "postgres",  # the official PostgreSQL image's default user, database and (in development) password
         "solrrocks",  # the password of the Solr reference guide's security.json example (user solr)
+        "hackme",  # Icecast's shipped icecast.xml: every source, relay and admin password, to be changed
         # Azurite's (the Azure Storage emulator's) account key, the same in every installation
         "eby8vdm02xnocqflquwjpllmetlcdxj1ouzft50usrz6ifsufq2uvercz4i6tq/k1szfptotr/kbhbeksogmgw==",
         # OpenSSL's FIPS module integrity key (FIPS_KEY_STRING), the same in every build of it

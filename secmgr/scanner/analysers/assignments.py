@@ -44,6 +44,7 @@ STRONG = re.compile(
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
     r"|transaction[_.\-]?key|merchant[_.\-]?key|hmac[_.\-]?key|shared[_.\-]?key"  # (Authorize.Net's, PayU's)
+    r"|subscription[_.\-]?key"  # (Azure API Management's and AI services' Ocp-Apim-Subscription-Key)
     r"|requirepass|masterauth|authtok(?!en)"
     # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
     r"|(?:db|root|admin|smtp|mail|ftp|sftp|user|sql|ldap|bind|proxy|redis|mysql|pg|wifi|wlan|vpn|rcon|ssh|store|auth"

@@ -21,12 +21,19 @@ DECODED = re.compile(
     r"|echo\s+(?:-n\s+)?\"?\$\{?([A-Za-z_]\w{0,40})\}?\"?\s*\|\s*base64\s+(?:-d|-D|--decode)\b",
     re.IGNORECASE,
 )
+# A variable given a literal decoded in place: `_MASTER = base64.b64decode("…").decode()`.
+DECODED_LITERAL = re.compile(
+    rf"\b([A-Za-z_]\w{{0,40}})\s*(?::\s*[\w.\[\]]+)?\s*:?=\s*[\w.\[\]:]{{0,60}}?"
+    rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*[\"']([A-Za-z0-9+/]{{12,}}={{0,2}})[\"']\s*\)",
+    re.IGNORECASE,
+)
 WORDS = (*(call.split("(")[0] for call in CALLS), "buffer.from", "| base64")
 # Where the decoded value goes: a password, a token, a login, a PowerShell credential.
 USED_TO_LOG_IN = re.compile(
-    r"pass|pwd|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText", re.IGNORECASE
+    r"pass|pwd|\bpw\b|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText", re.IGNORECASE
 )
 USE_LINES = 3  # the decoding line and those after it
+NAME_USE_LINES = 12  # the lines below a decoded literal's variable where its use is looked for
 DECLARATION = r"(?:(?:const|let|var|my|local|readonly|export|final|static|string|String|val|private)\s+)*\$?"
 
 
@@ -56,20 +63,44 @@ def _decoded(literal: str) -> str | None:
 @analyser("decoded-variable")
 def decoded_variables(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index in _lines_calling(lines):
-        if len(lines[index]) > LONG_LINE or not USED_TO_LOG_IN.search(" ".join(lines[index : index + USE_LINES])):
+        if len(lines[index]) > LONG_LINE:
             continue
-        for call in DECODED.finditer(lines[index]):
+        near_login = USED_TO_LOG_IN.search(" ".join(lines[index : index + USE_LINES])) is not None
+        for call in DECODED.finditer(lines[index]) if near_login else ():
             name = next(group for group in call.groups() if group)
             found = _assigned_before(lines, index, name)
             if found is None:
                 continue
             at_line, column, literal = found
-            plain = _decoded(literal)
-            if plain is None or filters.wordy(plain) or filters.slot_signal(plain) == "placeholder":
+            plain = _judged(literal)
+            if plain is None:
                 continue
-            confidence = "low" if filters.hand_typed(plain) else "medium"
-            yield Candidate("base64-decoded-variable", at_line, column, plain, confidence, lines[at_line].strip(),
-                            "base64")  # fmt: skip
+            yield _candidate(lines, at_line, column, plain)
+        for assigned in DECODED_LITERAL.finditer(lines[index]):
+            plain = _judged(assigned.group(2))
+            if plain is not None and _used_to_log_in(lines, index, assigned.group(1)):
+                yield _candidate(lines, index, assigned.start(2), plain)
+
+
+def _judged(literal: str) -> str | None:
+    """The literal's decoded text when it reads as a credential: not words, not a stand-in."""
+    plain = _decoded(literal)
+    if plain is None or filters.wordy(plain) or filters.slot_signal(plain) == "placeholder":
+        return None
+    return plain
+
+
+def _candidate(lines: Sequence[str], index: int, column: int, plain: str) -> Candidate:
+    confidence = "low" if filters.hand_typed(plain) else "medium"
+    return Candidate("base64-decoded-variable", index, column, plain, confidence, lines[index].strip(), "base64")
+
+
+def _used_to_log_in(lines: Sequence[str], index: int, name: str) -> bool:
+    """Whether `name` is given to a login (or compared with a password) on a line below, or its own says so."""
+    if USED_TO_LOG_IN.search(name):
+        return True
+    uses = (line for line in lines[index + 1 : index + 1 + NAME_USE_LINES] if name in line)
+    return any(USED_TO_LOG_IN.search(line) for line in uses)
 
 
 def _lines_calling(lines: Sequence[str]) -> list[int]:
@@ -124,4 +155,9 @@ class _DecodedToLogIn:
 
 # The variable is given its literal on a line holding no keyword: history reads a file diff whole where a decoding
 # call leads to a login.
-READS_BELOW["decoded-variable"] = tuple((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS)
+_LITERAL_DECODED = re.compile(DECODED_LITERAL.pattern.encode(), re.IGNORECASE)
+READS_BELOW["decoded-variable"] = (
+    *((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS),
+    # a literal decoded in place: its variable's use is read on the lines below
+    *((word.encode(), _LITERAL_DECODED, lambda path: True) for word in WORDS),
+)
