@@ -271,3 +271,17 @@ def test_imports_show_progress_on_a_terminal_only(settings: Settings, tmp_path: 
     code, out, err = run_cli(args, terminal=False)
     assert code == 0 and json.loads(out)["updated"] == 2_500 and err == ""
     assert run_cli([*args, "--quiet"], terminal=True)[1:] == (out, "")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    """`secmgr scan … | head`: the report is cut off where the reader stops, without a Python traceback."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "settings.env").write_text("".join(f"GH_{n}={GITHUB}\n" for n in range(400)))
+    with subprocess.Popen([*SECMGR, "scan", "--no-git", "--quiet", str(plain)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as scan:  # fmt: skip
+        assert scan.stdout is not None and scan.stderr is not None
+        assert scan.stdout.read(10).startswith(b"[")
+        scan.stdout.close()
+        assert scan.wait(timeout=60) == 1
+        assert b"Traceback" not in scan.stderr.read()
