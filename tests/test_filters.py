@@ -1062,6 +1062,7 @@ def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
         # an object's key that is a media file's path
         ("fleet.log", "INFO clip uploaded device=DC-00418 key=clips/2024/10/03/DC-00418-050008.mp4", False),
         ("fleet.log", "INFO clip uploaded device=DC-00418 key=Kq8vLm2Zx9Rw4Tn7Hc3sYb1Jd5Fs0Ga", True),
+        ("main.tf", '    key    = "plant7/iot/terraform.tfstate"', False),
         # a bare `key` or `appid` in a URL's query
         ("steam.py", 'URL = "https://api.steampowered.com/v1/?key=4E1C9A07B3D25F8E6A0C1B9D7F3E2A54"', True),
         ("weather.sh", "curl 'https://api.weather-co.net/weather?q=Oslo&appid=9b2c4e6f8a0d1c3e5f7a9b1d3e5f7a9c'", True),
@@ -1094,6 +1095,19 @@ def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
         ),
         ("app.env", "X3_PSWD=d37Yt1Jnv0-z", True),
         ("sync.sh", ': "${LDAP_BIND_PW:?LDAP_BIND_PW must be set}"', False),
+        # a DNS record's text is published; Dynaconf's templates and vault references; ArcGIS tokens end in two dots
+        ("zone.txt", '@  IN TXT "docusign=c65c70a8-c761-4dd5-858c-943b941f5098"', False),
+        ("settings.toml", 'redis_url = "@format redis://:{env[REDIS_PASSWORD]}@redis-mail:6379/3"', False),
+        ("settings.toml", 'imap_password = "@vault secret/mailops/dmarc-rua#password"', False),
+        (
+            "layers.txt",
+            "https://gis.example.gov/arcgis/rest/services/Zones/MapServer?token=" + "6F1ZVqAqRwZpMHq1" * 5 + "..",
+            True,
+        ),
+        ("notes.txt", "token: pypi-AgEIcHlwaS5vcmcCJDk...", False),
+        # what a test gives to be refused
+        ("test_roster.py", '        RosterClient.login("004417", "short")', False),
+        ("test_roster.py", '        RosterClient.login("004417", "Sh0rtK9q!")', True),
     ],
 )
 def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_values(

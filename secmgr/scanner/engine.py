@@ -677,6 +677,8 @@ class Detector:
         published = filters.published_jwt(secret) if secret.startswith("eyJ") else None
         if published in ("public", "published"):
             return  # whatever rule found it (a bearer header, an assignment)
+        if "TXT" in line and filters.DNS_TXT_RECORD.search(line):
+            return  # a DNS record's text (a domain's verification token, a DKIM public key): published to all
         entropy = shannon_entropy(secret)
         if rule.entropy and entropy < rule.entropy:
             return

@@ -32,6 +32,7 @@ TEMPLATE = re.compile(
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
     r"""|^ENC\[[\w./:@\-]{1,200}\]$"""  # the Datadog Agent's secrets backend handles: ENC[datadog/api_key]
     r"""|%env\([\w:.\-]{1,120}\)%"""  # Symfony's environment variable processors: %env(resolve:JWT_SECRET_KEY)%
+    r"""|\{(?:env|this)\[[\w'".\-]{1,80}\]\}|^@vault\s"""  # Dynaconf's `@format …{env[X]}…` and `@vault path#key`
     r"""|^!secret(?:\.ya?ml)?[ \t]+[\w.\-]{1,80}$"""  # Zigbee2MQTT's references: '!secret.yaml pw'
     r"""|\{[A-Za-z_][\w.]{0,40}\([^(){}\n]{0,60}\)\}"""  # an f-string's call: {quote_plus(password)}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
@@ -189,6 +190,7 @@ ENCRYPTED = re.compile(
 )
 
 
+DNS_TXT_RECORD = re.compile(r"\bIN\s+TXT\s")  # a zone file's or dig's TXT record: `@ 300 IN TXT "…"`
 SEALED_SECRET = re.compile(r"^[+ ]?\s*kind:\s*[\"']?SealedSecret", re.MULTILINE | re.IGNORECASE)
 SEALED_VALUE = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}")  # (kubeseal's begin `Ag`; any long base64 there is sealed)
 
@@ -455,8 +457,12 @@ SLOT_WORDS = re.compile(
     r"|masked|redacted|omitted|filtered|scrubbed|removed|censored|saniti[sz]ed|default)",
     re.IGNORECASE,
 )
-# What a test gives to be refused: wrong, bad-password, invalid_token, incorrectPassword.
-REFUSED = re.compile(r"(?:wrong|bad|invalid|incorrect)[-_]?(?:pass(?:word|wd)?|pwd|secret|token|key|creds?)?", re.I)
+# What a test gives to be refused: wrong, bad-password, invalid_token, incorrectPassword, short, expired-token.
+REFUSED = re.compile(
+    r"(?:wrong|bad|invalid|incorrect|(?:too[-_]?)?short|weak|expired|revoked)[-_]?(?:pass(?:word|wd)?|pwd|secret|token"
+    r"|key|creds?)?",
+    re.I,
+)
 # Stand-in words that say a value is not real; the rest (secret123, hunter2, qwerty) are weak passwords people use.
 NOT_REAL_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "dummy", "fake", "sample", "placeholder", "your_",
@@ -680,7 +686,7 @@ _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 FILE_PATH = re.compile(
     r"[\w.\-]+(?:[/\\][\w.\-]+)*\.(?:py|js|mjs|ts|css|json|ya?ml|txt|md|html|pem|crt|key|cfg|conf|ini|xml|log|sh|env"
     r"|zip|jar|war|tgz|tar\.gz|[cvf]sproj|sln|dll|exe|csv|tsv|parquet|avro|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|webp|svg"
-    r"|mp[34]|mov|mkv|avi|wav|flac|bin|img|iso)"
+    r"|mp[34]|mov|mkv|avi|wav|flac|bin|img|iso|tfstate|tfvars|tf|hcl|toml|properties|sql|sqlite|db|bak|gz)"
 )
 
 

@@ -123,6 +123,7 @@ OPERATORS = "|".join(
     re.escape(o) for o in (":=", "::=", "?=", "=>", "==", "!=", "??=", "||=", "=", ":", ",", "->", "<<-", "<-")
 )
 SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)\s+|\s)\s{{0,32}}", re.I)
+ESRI_TOKEN = re.compile(r"[A-Za-z0-9_-]{60,}\.\.")  # ArcGIS tokens end in two dots
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
 LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
@@ -840,8 +841,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
     if not quoted and value[-1] == "(":
         return None  # `call(`: an expression's start
-    if not quoted and value[-1] == "." and (value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value)):
-        return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is a password)
+    if not quoted and value[-1] == "." and not ESRI_TOKEN.fullmatch(value):
+        if value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value):
+            return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is one)
     strength = filters.strength(value)
     if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None

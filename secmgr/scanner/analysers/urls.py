@@ -39,6 +39,9 @@ DECODED = re.compile(
 USER = re.compile(r"[\w.@+\\-]{1,64}")  # a user name: jdoe, CORP\\jdoe, svc.etl@corp.example
 
 
+QUOTED_SCHEME = re.compile(r"[\"']Basic\s+$", re.IGNORECASE)
+
+
 @analyser("basic-credentials")
 def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     """`Basic <base64 of user:password>` whose decoded password is not a stand-in; one typed by hand is low. The same
@@ -51,7 +54,11 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
             continue
         for found in (*BASIC.finditer(line), *BASIC_NAMED.finditer(line)):
             pair = decoded_credentials(found.group(1))
-            in_header = bool(HEADER.search(line[: found.start()]) or SCHEME_ARGUMENT.search(line, 0, found.start()))
+            in_header = bool(
+                HEADER.search(line[: found.start()])
+                or SCHEME_ARGUMENT.search(line, 0, found.start())
+                or QUOTED_SCHEME.search(line, 0, found.start(1))  # "Basic …" as a literal: a header's value (Postman)
+            )
             if pair is None:
                 if in_header and (_api_key(found.group(1)) or _key_as_user(found.group(1))):
                     # (OneSignal's REST key: `Authorization: Basic <key>`; Freshdesk's: base64 of `<key>:X`)
