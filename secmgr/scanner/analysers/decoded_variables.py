@@ -133,12 +133,17 @@ def _assigned_before(lines: Sequence[str], index: int, name: str) -> tuple[int, 
 
 
 class _DecodedToLogIn:
-    """A decoding call given a variable (DECODED), a login within USE_LINES lines: what decoded_variables reads."""
+    """A decoding call given a variable (DECODED), a login within USE_LINES lines, or a literal decoded into a
+    variable (DECODED_LITERAL, whose use is on the lines below): what decoded_variables reads."""
 
     CALL = re.compile(DECODED.pattern.encode(), re.IGNORECASE)  # (on history's lower-cased bytes)
+    LITERAL = re.compile(DECODED_LITERAL.pattern.encode(), re.IGNORECASE)
     USE = re.compile(USED_TO_LOG_IN.pattern.lower().encode())
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
+        return self._call_to_log_in(text) or self.LITERAL.search(text)
+
+    def _call_to_log_in(self, text: bytes) -> re.Match[bytes] | None:
         for call in self.CALL.finditer(text):
             start = text.rfind(b"\n", 0, call.start()) + 1
             end = start
@@ -153,11 +158,6 @@ class _DecodedToLogIn:
         return None
 
 
-# The variable is given its literal on a line holding no keyword: history reads a file diff whole where a decoding
-# call leads to a login.
-_LITERAL_DECODED = re.compile(DECODED_LITERAL.pattern.encode(), re.IGNORECASE)
-READS_BELOW["decoded-variable"] = (
-    *((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS),
-    # a literal decoded in place: its variable's use is read on the lines below
-    *((word.encode(), _LITERAL_DECODED, lambda path: True) for word in WORDS),
-)
+# The variable is given its literal on a line holding no keyword, or used on lines below: history reads a file diff
+# whole where a decoding call leads to a login, or a literal is decoded into a variable.
+READS_BELOW["decoded-variable"] = tuple((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS)
