@@ -1105,6 +1105,10 @@ def test_literal_macros_kdf_parameters_correlation_ids_and_retired_public_keys(
             True,
         ),
         ("notes.txt", "token: pypi-AgEIcHlwaS5vcmcCJDk...", False),
+        # `%UI%` inside a password is no Windows variable; a JWT's header alone, the rest redacted
+        ("fax.xml", "  <AccessPwd>Myeq@Kp3l%UI%kFe</AccessPwd>", True),
+        ("fax.xml", "  <AccessPwd>%FAX_PASSWORD%</AccessPwd>", False),
+        ("api.md", "`Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.…(redacted)`.", False),
         # what a test gives to be refused
         ("test_roster.py", '        RosterClient.login("004417", "short")', False),
         ("test_roster.py", '        RosterClient.login("004417", "Sh0rtK9q!")', True),

@@ -495,3 +495,16 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)
         assert {(f["file"], f["start_line"], f["secret"]) for f in findings_of(repo, detector)} == in_directory
+
+
+def test_a_line_after_one_that_starts_a_rule_alike_is_marked_in_history(tmp_path: Path) -> None:
+    """Hyperscan (0.9.1) lost a match of one expression starting `^\\+?[ \\t]*` when another started so too and the
+    line before began as the first does: history, which hands on only the lines Hyperscan marks, missed the line."""
+    repo = new_repo(tmp_path)
+    text = (
+        "add user            pdu-*                admin\nadd password        pdu-*                {Zephyr#nimbus44!}\n"
+    )
+    commit(repo, {".cloginrc": text}, "rancid")
+    for accelerate in (True, False):
+        detector = Detector(default_rules(), accelerate=accelerate)
+        assert [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)] == [(2, "Zephyr#nimbus44!")]

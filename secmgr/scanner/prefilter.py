@@ -160,7 +160,19 @@ def translate(pattern: re.Pattern[str], line: bool = True) -> str:
     if pattern.flags & (re.DOTALL | re.VERBOSE | re.ASCII) or not isinstance(pattern.pattern, str):
         raise Unsupported("flags")
     parsed = parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
-    return _sequence(list(parsed), _Mode(bool(parsed.state.flags & re.IGNORECASE), line))
+    items, mode = list(parsed), _Mode(bool(parsed.state.flags & re.IGNORECASE), line)
+    if len(items) > 1 and items[0] in LINE_STARTS and items[1][0] in REPEATS and items[1][1][:2] == (0, C.MAXREPEAT):
+        # Hyperscan (0.9.1's) loses matches of one expression starting `^\+?[ \t]*` when another starts so too (the
+        # line before begun as one of them); a bounded run at a line's start it gets right. (A line indented by
+        # more than LONGEST_LEADING_RUN blanks is not marked by such a rule: a bound that large costs scan time.)
+        run = f"(?:{_sequence(items[1][1][2], mode)}){{0,{LONGEST_LEADING_RUN}}}"
+        return _node(items[0][0], items[0][1], mode) + run + _sequence(items[2:], mode)
+    return _sequence(items, mode)
+
+
+LINE_STARTS = ((C.AT, C.AT_BEGINNING), (C.AT, C.AT_BEGINNING_STRING))
+REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
+LONGEST_LEADING_RUN = 200  # blanks before a line's first character
 
 
 def _cache_dir() -> Path:
