@@ -383,7 +383,8 @@ def provider_signal(value: str) -> str | None:
 
 
 # Three or more upper-case names joined as a value's parts are (USER@REALM!TOKENID=UUID, USER:PASSWORD@HOST)
-NAMES_JOINED = re.compile(r"[A-Z]{2,}(?:_[A-Z]{2,})*(?:[@!=:/.\-][A-Z]{2,}(?:_[A-Z]{2,})*){2,}")
+PART_SEPARATOR = r"[@!=:/.\-]"
+NAMES_JOINED = re.compile(rf"[A-Z]{{2,}}(?:_[A-Z]{{2,}})*(?:{PART_SEPARATOR}[A-Z]{{2,}}(?:_[A-Z]{{2,}})*){{2,}}")
 PART_NAME = re.compile(
     r"(?:[A-Z]+_)?(?:USER(?:NAME)?|PASS(?:WORD)?|TOKEN(?:_?ID)?|SECRET|KEY|UUID|GUID|HOST(?:NAME)?|REALM|PORT|DB"
     r"|DATABASE|TENANT|CLIENT(?:_?ID)?|ACCOUNT|REGION|DOMAIN|ORG|PROJECT|APP(?:_?ID)?|ID|NAME|VALUE)"
@@ -397,7 +398,7 @@ def _published_or_templated(value: str, lowered: str) -> bool:
         return True
     if is_encrypted(value) or TEMPLATE.search(value) or INTERPOLATED.fullmatch(value) or _counting_uuid(value):
         return True
-    if NAMES_JOINED.fullmatch(value) and any(PART_NAME.fullmatch(part) for part in re.split(r"[@!=:/.\-]", value)):
+    if NAMES_JOINED.fullmatch(value) and any(PART_NAME.fullmatch(part) for part in re.split(PART_SEPARATOR, value)):
         return True  # USER@REALM!TOKENID=UUID: documentation naming each part of a value, not the value
     if "EXAMPLE" in value or value.startswith(EMULATOR_KEYS):
         return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the storage and

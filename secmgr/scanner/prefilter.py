@@ -41,6 +41,11 @@ NEGATED = {C.CATEGORY_NOT_DIGIT: C.CATEGORY_DIGIT, C.CATEGORY_NOT_WORD: C.CATEGO
            C.CATEGORY_NOT_SPACE: C.CATEGORY_SPACE}  # fmt: skip
 
 
+LINE_STARTS = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
+REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
+LONGEST_LEADING_RUN = 200  # blanks before a line's first character
+
+
 class Unsupported(ValueError):
     pass
 
@@ -132,7 +137,7 @@ def _node(op: Any, value: Any, mode: _Mode) -> str:
         return "(?:" + _sequence(items, mode._replace(caseless=inner)) + ")"
     if op is C.ATOMIC_GROUP:
         return "(?:" + _sequence(value, mode) + ")"
-    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+    if op in REPEATS:
         low, high, items = value
         body = "(?:" + _sequence(items, mode) + ")"
         if high == low:
@@ -143,7 +148,7 @@ def _node(op: Any, value: Any, mode: _Mode) -> str:
     if op in (C.ASSERT, C.ASSERT_NOT):
         return ""  # a lookaround only removes matches
     if op is C.AT:
-        if value in (C.AT_BEGINNING, C.AT_BEGINNING_STRING):
+        if value in LINE_STARTS:
             return "^\\+?"  # a line of a file, or a line a diff adds
         if value in (C.AT_END, C.AT_END_STRING):
             return "\\r?$"  # a line's end, before or after a CR
@@ -161,18 +166,15 @@ def translate(pattern: re.Pattern[str], line: bool = True) -> str:
         raise Unsupported("flags")
     parsed = parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
     items, mode = list(parsed), _Mode(bool(parsed.state.flags & re.IGNORECASE), line)
-    if len(items) > 1 and items[0] in LINE_STARTS and items[1][0] in REPEATS and items[1][1][:2] == (0, C.MAXREPEAT):
-        # Hyperscan (0.9.1's) loses matches of one expression starting `^\+?[ \t]*` when another starts so too (the
-        # line before begun as one of them); a bounded run at a line's start it gets right. (A line indented by
-        # more than LONGEST_LEADING_RUN blanks is not marked by such a rule: a bound that large costs scan time.)
-        run = f"(?:{_sequence(items[1][1][2], mode)}){{0,{LONGEST_LEADING_RUN}}}"
-        return _node(items[0][0], items[0][1], mode) + run + _sequence(items[2:], mode)
+    if len(items) > 1 and items[0][0] is C.AT and items[0][1] in LINE_STARTS and items[1][0] in REPEATS:
+        low, high, body = items[1][1]
+        if (low, high) == (0, C.MAXREPEAT):
+            # Hyperscan (0.9.1's) loses matches of one expression starting `^\+?[ \t]*` when another starts so too
+            # (the line before begun as one of them); a bounded run at a line's start it gets right. (A line indented
+            # by more than LONGEST_LEADING_RUN blanks is not marked by such a rule: a larger bound costs scan time.)
+            run = f"(?:{_sequence(body, mode)}){{0,{LONGEST_LEADING_RUN}}}"
+            return _node(C.AT, items[0][1], mode) + run + _sequence(items[2:], mode)
     return _sequence(items, mode)
-
-
-LINE_STARTS = ((C.AT, C.AT_BEGINNING), (C.AT, C.AT_BEGINNING_STRING))
-REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
-LONGEST_LEADING_RUN = 200  # blanks before a line's first character
 
 
 def _cache_dir() -> Path:

@@ -38,9 +38,9 @@ def scan_directory(root: Path, detector: Detector) -> list[SecretFinding]:
     """Every text file under `root` (or `root` itself when it is a file), as gitleaks' `--no-git` does."""
     if not root.exists():
         raise FileNotFoundError(f"no such file or directory: {root}")
-    paths: Iterable[Path] = [root] if root.is_file() else _files(root)
+    paths: Iterable[Path] = _files(root)
     if root.is_file():
-        root = root.parent
+        paths, root = [root], root.parent
     found = []
     ignore_file = root / ".gitleaksignore"
     ignored = set(ignore_file.read_text().split()) if ignore_file.is_file() else set()

@@ -841,9 +841,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
     if not quoted and value[-1] == "(":
         return None  # `call(`: an expression's start
-    if not quoted and value[-1] == "." and not ESRI_TOKEN.fullmatch(value):
-        if value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value):
-            return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is one)
+    ends_a_sentence = value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value)
+    if not quoted and value[-1] == "." and ends_a_sentence and not ESRI_TOKEN.fullmatch(value):
+        return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is one)
     strength = filters.strength(value)
     if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None
