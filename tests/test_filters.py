@@ -1118,3 +1118,32 @@ def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_value
     path: str, text: str, found: bool
 ) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a board's pin named after what it carries is no PIN code; a PIN beside it still is
+        ("bedroom.yaml", "  tx_pin: GPIO21", False),
+        ("printer.cfg", "reset_pin: PA5", False),
+        ("printer.cfg", "enable_pin: !EBBCan: PD2", False),
+        ("door.yaml", "  admin_pin: Kq7xP2mZ9w", True),
+        # `here` as a stand-in is a word of its own, not the end of one (troposphere, somewhere)
+        ("prod.py", '    "postgres://obs:Tr0posphere_Kd81@tsdb.internal:5432/obs",', True),
+        ("prod.py", '    "postgres://obs:your-password-here@tsdb.internal:5432/obs",', False),
+        # a form field's validation rules; a password with pipes in it
+        ("PasswordController.php", "        'password' => 'required|string|min:12|confirmed',", False),
+        ("seed.php", "        'password' => 'Kq|z8Lm|Wp2r',", True),
+        # jwt.io's example as docs copy it, its signature mistyped
+        (
+            "AUTH.md",
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy"
+            "fQ.SflKxwRJSMeKKF2QT4fwpMJf_36POk6yJV_adQssw5c",
+            False,
+        ),
+    ],
+)
+def test_board_pins_words_ending_in_here_validation_rules_and_a_copied_jwt_example(
+    path: str, text: str, found: bool
+) -> None:
+    assert_found(text, path, found)

@@ -508,3 +508,19 @@ def test_a_line_after_one_that_starts_a_rule_alike_is_marked_in_history(tmp_path
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)
         assert [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)] == [(2, "Zephyr#nimbus44!")]
+
+
+def test_json_in_base64_reaches_the_decoder_in_history(tmp_path: Path) -> None:
+    """A camelCase name inside base64 spells its keyword at an alignment no encoded keyword covers: history hands the
+    line on as JSON in base64, and finds what a directory scan finds."""
+    repo = new_repo(tmp_path)
+    encoded = (
+        "eyJjbGllbnRJZCI6ICJsb2JieS13ZWIxMiIsICJjbGllbnRTZWNyZXQiOiAiV3E4WnQzTG1SN3ZYazJOcDlIYzRZZDZCZjFHczVKeDAiLCAi"
+        "cmVnaW9uIjogImV1LTEifQ=="
+    )
+    text = f'const CFG = JSON.parse(\n  Buffer.from(\n    "{encoded}",\n    "base64"\n  ).toString()\n);\n'
+    commit(repo, {"launcher.js": text}, "config")
+    for accelerate in (True, False):
+        detector = Detector(default_rules(), accelerate=accelerate)
+        found = [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)]
+        assert found == [(3, "Wq8Zt3LmR7vXk2Np9Hc4Yd6Bf1Gs5Jx0")]

@@ -318,6 +318,12 @@ def holds_dump(text: str | bytes) -> bool:
 DUMP_BYTES = 16  # a line's bytes at most: what lies past them is the dump's text column
 # History's mark of a dump's line (an added line in a diff: `+00000010  …`); offsets start at 0.
 DUMP_MARK = r"^\+?[ \t]*0[0-9a-fA-F]{6,7}:?[ \t]+[0-9a-fA-F]{2}"
+# A JSON object or list in base64 (`{"`, `{ "`, `{` and a newline then a blank, quote or tab, `[{"`), whose names may
+# spell a keyword at any of three alignments: history hands such a line on to the decoder whatever its keywords.
+ENCODED_JSON_MARK = r"(?:eyJ|eyAi|ewo[giJ]|W3si)[A-Za-z0-9+/_-]{16}"
+# A run of base64 long enough to hold a name and a token (an .env file encoded whole: `R0lUSFVCX1RPS0VO…`, whose
+# names' encodings follow their case and alignment): a line holding one and a keyword goes on to the decoder.
+LONG_RUN_MARK = r"[A-Za-z0-9+/]{44}(?:[^A-Za-z0-9+/\n]|$)"  # (its end: one match a run)
 
 
 def dumped_text(lines: Sequence[str]) -> tuple[list[str], list[list[int]]] | None:

@@ -316,11 +316,14 @@ class Detector:
             # The decoder's marks, escaped markup's too, but its first (a base64 run with a capital and a digit, in
             # one line of code in fifteen): of the lines it alone marks, history's fixed-string filter keeps only
             # those holding a keyword or an encoded one, and encoded keywords are marks of their own (below).
-            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP, decode.ANNOUNCED_RUN, decode.DUMP_MARK]
+            exact: list[str] = [*decode.MARKS[1:], decode.ESCAPED_MARKUP, decode.ANNOUNCED_RUN, decode.DUMP_MARK,
+                                decode.ENCODED_JSON_MARK, decode.LONG_RUN_MARK]  # fmt: skip
             # Lines that go on without a keyword: a rule's without keywords, escapes (`\x67\x68…`, which hide any
-            # keyword of what they spell), a hex dump's (whose bytes spell what they hold)
+            # keyword of what they spell), a hex dump's (whose bytes spell what they hold), JSON in base64
             escaped = frozenset(exact.index(mark) for mark in decode.ESCAPE_MARKS)
-            keyless: list[int] = sorted({*escaped, exact.index(decode.DUMP_MARK)})
+            keyless: list[int] = sorted(
+                {*escaped, exact.index(decode.DUMP_MARK), exact.index(decode.ENCODED_JSON_MARK)}
+            )
             # (Hyperscan is slow to look for a class at every line start: a text's first line is left to the caller)
             caseless: list[str] = [BLOCK_SCALAR, "\\x1b\\[", "[^\\x80-\\xff][\\x80-\\xff]"]
             for position, rule in enumerate(self.line_rules):

@@ -54,7 +54,7 @@ STAND_IN_WORDS = (
     "redacted", "sensitive*data", "tobemodified",
     "replace", "insert", "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here",
     "token_here", "key_here",
-    "_here", "-here", "here_", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
+    "_here", "-here", "here", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
     "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
@@ -64,8 +64,8 @@ STAND_IN_WORDS = (
 )  # fmt: skip
 
 
-# A short word inside a random token is chance (a 32-character token holds "tbd" now and then): short stand-ins
-# count only as whole words.
+# A short word inside a random token is chance (a 32-character token holds "tbd" now and then), or inside a longer
+# word (an atmosphere, somewhere): short stand-ins count only as whole words.
 # (`n/a` as well: base64 holds `N/A` by chance, `bTN/A2u7`)
 def _short_word(word: str) -> bool:
     return len(word) < 5 and word.replace("/", "").isalpha()
@@ -470,12 +470,12 @@ NOT_REAL_WORDS = (
     "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey", "redacted", "sensitive*data", "replace",
     "insert",
     "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
-    "_here", "-here", "here_", "todo",
+    "_here", "-here", "todo",
     "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "foobar",
     "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
     "àmodifier", "wijzigen", "anonymous@",
 )  # fmt: skip
-NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a)(?![a-z0-9/+])")
+NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a|here)(?![a-z0-9/+])")
 
 
 LEET = str.maketrans("@4310$57", "aaeiosst")
@@ -635,6 +635,8 @@ PUBLISHED_JWT_KEYS = (
     b"a-string-secret-at-least-256-bits-long",
     b"super-secret-jwt-token-with-at-least-32-characters-long",
 )
+# jwt.io's example as docs copy it, one character lost and one changed (`…pMJf_36P…` for `…pMeJf36P…`)
+COPIED_EXAMPLE_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMJf_36POk6yJV_adQssw5c",)
 
 
 def published_jwt(secret: str) -> str | None:
@@ -651,6 +653,8 @@ def published_jwt(secret: str) -> str | None:
         return None
     if isinstance(header, dict) and str(header.get("alg", "")).lower() == "none" and not parts[2]:
         return "public"  # unsigned (alg none): anyone can write one, so holding one grants nothing
+    if parts[2] in COPIED_EXAMPLE_SIGNATURES:
+        return "published"
     signed = f"{parts[0]}.{parts[1]}".encode()
     for key in PUBLISHED_JWT_KEYS:
         signature = base64.urlsafe_b64encode(hmac.new(key, signed, hashlib.sha256).digest()).rstrip(b"=")

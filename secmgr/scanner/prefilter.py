@@ -166,6 +166,14 @@ def translate(pattern: re.Pattern[str], line: bool = True) -> str:
         raise Unsupported("flags")
     parsed = parser.parse(pattern.pattern, pattern.flags & ~re.UNICODE)
     items, mode = list(parsed), _Mode(bool(parsed.state.flags & re.IGNORECASE), line)
+    # What can match nothing before a literal (a line's start, blanks, a boundary, a choice of a line's start or a
+    # separator) is dropped: every match still ends where one did, and Hyperscan, slow to look for an expression
+    # anchored at every line's start, looks for the literal that now leads.
+    lead = 0
+    while lead < len(items) - 1 and _can_be_empty(*items[lead]):
+        lead += 1
+    if _starts_literal(*items[lead]):
+        return _sequence(items[lead:], mode)
     if len(items) > 1 and items[0][0] is C.AT and items[0][1] in LINE_STARTS and items[1][0] in REPEATS:
         low, high, body = items[1][1]
         if (low, high) == (0, C.MAXREPEAT):
@@ -175,6 +183,32 @@ def translate(pattern: re.Pattern[str], line: bool = True) -> str:
             run = f"(?:{_sequence(body, mode)}){{0,{LONGEST_LEADING_RUN}}}"
             return _node(C.AT, items[0][1], mode) + run + _sequence(items[2:], mode)
     return _sequence(items, mode)
+
+
+def _starts_literal(op: Any, value: Any) -> bool:
+    if op is C.LITERAL:
+        return True
+    if op in REPEATS:
+        return value[0] > 0 and bool(value[2]) and _starts_literal(*list(value[2])[0])
+    if op is C.SUBPATTERN:
+        return bool(value[3]) and _starts_literal(*list(value[3])[0])
+    if op is C.BRANCH:
+        return all(branch and _starts_literal(*list(branch)[0]) for branch in value[1])
+    return False
+
+
+def _can_be_empty(op: Any, value: Any) -> bool:
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return True
+    if op in REPEATS:
+        return value[0] == 0 or all(_can_be_empty(*item) for item in value[2])
+    if op is C.SUBPATTERN:
+        return all(_can_be_empty(*item) for item in value[3])
+    if op is C.ATOMIC_GROUP:
+        return all(_can_be_empty(*item) for item in value)
+    if op is C.BRANCH:
+        return any(all(_can_be_empty(*item) for item in branch) for branch in value[1])
+    return False
 
 
 def _cache_dir() -> Path:

@@ -116,7 +116,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         regex=re.compile(data["regex"]) if data.get("regex") else None,
         secret_group=int(data.get("secretGroup", 0)),
         entropy=float(data.get("entropy", 0.0)),
-        keywords=tuple(k.lower() for k in data.get("keywords", [])),
+        keywords=tuple(dict.fromkeys(k.lower() for k in data.get("keywords", []))),
         written_keywords=tuple(k for k in data.get("keywords", []) if k != k.lower()),
         path=re.compile(data["path"]) if data.get("path") else None,
         tags=tuple(data.get("tags", [])),

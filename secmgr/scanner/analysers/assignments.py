@@ -87,6 +87,14 @@ PUBLISHED_SHAPE = re.compile(
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
 PASSWORD = re.compile(rf"pass|pswd|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
+WORKFLOW_EXPRESSION = re.compile(r"@(?:\{|[a-z][A-Za-z]*\()")
+VALIDATION_RULES = re.compile(
+    r"(?=(?:.*\|)?(?:required|nullable|sometimes|confirmed|string|min:\d+|max:\d+)(?:\||$))"
+    r"[a-z_]+(?::[\w,.\-]*)?(?:\|[a-z_]+(?::[\w,.\-]*)?)+",
+    re.IGNORECASE,
+)
+# A board's pin, inverted or pulled up (`!`, `^`, `~`) and on a named controller (Klipper's `EBBCan: PB6`)
+BOARD_PIN = re.compile(r"[\s\"':=]*[!^~]*(?:[A-Za-z_]\w*:\s*[!^~]*)?(?:GPIO|GP|IO|P[A-K])\d{1,3}\b", re.IGNORECASE)
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
 CODE_SUFFIXES = (
     ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
@@ -318,23 +326,27 @@ def _gate() -> LineGate:
         f"(?:\\([^)\\n]{{0,24}}\\))?{space}*:={space}*",
         f"{space}+as{space}+(?:new{space}+)?[0-9a-z_.]+{space}*={space}*",
     )
+    # (the expressions after a name are alternatives of one: Hyperscan then runs one engine after each secret word)
     return LineGate(
         expressions=(
-            f"{name}{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
-            f"{name}{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
-            f"{name}[\"']{space}*,{space}*[\"']value[\"']{space}*:",
-            f"{name}[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
-            f"{name}[\"']\\){space}*={space}*{quoted}",
+            _after(
+                name,
+                f"{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
+                f"{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
+                f"[\"']{space}*,{space}*[\"']value[\"']{space}*:",
+                f"[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
+                f"[\"']\\){space}*={space}*{quoted}",
+                f"{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
+                f"[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
+                f"[\"'][^\"'\\n]{{6}}",
+                f"[\"']{space}+to{space}+{quoted}",
+                *(f"{form}{quoted}" for form in declared),
+            ),
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
-            f"{name}{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
             f"^\\+?{space}*[\"']?[0-9a-z_.$\\-]*{name}[\"']?{space}*:{space}*$",  # the same, a key alone (KEYED_BELOW)
-            f"{name}[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
-            f"[\"'][^\"'\\n]{{6}}",
-            f"{name}[\"']{space}+to{space}+{quoted}",
             f"[?&\"'][0-9A-Za-z_.$\\-]*{name}={unquoted}",  # a query string or a form's body in a literal, in code
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^>\\n]{{0,200}}>[^<\\n]{{6}}",
-            *(f"{name}{form}{quoted}" for form in declared),
             f"data{space}+[0-9a-z_]*{name}{space}*/{space}*'[^'\\n]{{6}}",  # Fortran's DATA name /'…'/
             f"[\"']kdf[0-9a-z_]{{0,20}}[\"']{space}*:",  # a KDF's parameters: the salt near them is public (KDF_ENTRY)
             # a decoding call of a literal, given to the name (DECODING_CALL)
@@ -344,24 +356,35 @@ def _gate() -> LineGate:
             f"|\\|{space}*base64{space}+-)",
         ),
         elsewhere=(
-            f"{name}{closing}{separator}{tag}{unquoted}",
-            f"{name}{closing}{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
-            f"{name}{closing}{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
+            _after(
+                name + closing,
+                f"{separator}{tag}{unquoted}",
+                f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
+                f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
+            ),
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$\\-]*{name}[\"']?,?{space}*$",
         ),
         counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
         reaching=(
-            f"{name}{closing}{separator}[|>][+-]?[0-9]?{space}*$",
-            f"{name}{closing}{separator}<<<?[-~]?[\"']?[A-Za-z_][0-9A-Za-z_]*[\"']?{space}*$",
-            f"{name}{space}*[=:]{space}*\\\\$",
+            _after(
+                name,
+                f"{closing}{separator}[|>][+-]?[0-9]?{space}*$",
+                f"{closing}{separator}<<<?[-~]?[\"']?[A-Za-z_][0-9A-Za-z_]*[\"']?{space}*$",
+                f"{space}*[=:]{space}*\\\\$",
+                f"{closing}{separator}\\{{{space}*$",
+                f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
+            ),
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
-            f"{name}{closing}{separator}\\{{{space}*$",
-            f"{name}[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
         ),
     )
+
+
+def _after(start: str, *ends: str) -> str:
+    """One expression: `start`, then any of `ends`."""
+    return f"{start}(?:{'|'.join(ends)})"
 
 
 LINE_GATES["assignment"] = _gate()
@@ -780,6 +803,12 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # 'Microsoft.KeyVault/vaults/secrets@2023-07-01': Bicep's resource type; `secret:latest`: a version
     if SECRET_VERSIONS.fullmatch(value) or SECRET_FIELD.fullmatch(value):
         return None  # --set-secrets "DB_PASSWORD=db-password:latest", `secret=kv/data/app:key`: secrets named
+    if WORKFLOW_EXPRESSION.match(value):
+        return (
+            None  # "@body('Get_secret')?['value']", "@{parameters('pwd')}": Power Automate's, Logic Apps' expressions
+        )
+    if VALIDATION_RULES.fullmatch(value):
+        return None  # 'required|string|min:12|confirmed': a form field's validation rules (Laravel's)
     if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
         return None  # "PasswordAgeDays"=dword:0000001e: a registry value's number; a Windows product key: a licence
     # A password given directly is a credential whatever its text: a hand-made one (Secret123, 012345abcdef) is
@@ -861,13 +890,15 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
 
 
 def _unsigned_token(value: str) -> bool:
-    """A JSON Web Token's shape with words for its payload or signature, or no signature at all."""
+    """A JSON Web Token's shape with words for its payload or signature, or no signature at all (nor its dot)."""
     parts = value.split(".")
     signature = parts[2] if len(parts) == 3 else None
     return (
         any(re.fullmatch(r"[a-z]{1,10}", part) for part in parts[1:])
         or parts[1:] == [""]  # `eyJhbGciOi….` before `<payload>.<signature>`: a header alone
         or signature == ""
+        or len(parts) == 2
+        and parts[1].startswith("eyJ")  # `eyJ….eyJ….<signature>`: a header and claims, unsigned
         or bool(signature and filters.wordy(signature))
     )
 
@@ -1142,6 +1173,8 @@ def _at(
         return  # a KeePass database's inner XML: a protected value is the inner stream's ciphertext
     if name.lower() == "pin" and re.search(r"\sdigest\s*=", line):
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
+    if name.lower().endswith("pin") and BOARD_PIN.match(line, end):
+        return  # tx_pin: GPIO21, reset_pin: PA5: a board's pin (ESPHome, Klipper, Arduino), not a PIN code
     if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines):
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
     if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):

@@ -12,11 +12,14 @@ from collections.abc import Iterator, Sequence
 from .. import filters
 from . import LONG_LINE, READS_BELOW, Candidate, analyser
 
-# A decoding call given a variable: PowerShell's and .NET's, Python's, JavaScript's, Go's, Ruby's, PHP's, Java's,
-# and a shell's `echo "$V" | base64 -d`.
-CALLS = ("frombase64string", "b64decode", "atob", "decodestring", "decode64", "base64_decode", "getdecoder().decode")
+# A decoding call given a variable: PowerShell's and .NET's, Python's, JavaScript's, Go's, Ruby's (and Elixir's
+# `decode64!`), PHP's, Java's, Perl's and OpenResty's `decode_base64`, and a shell's `echo "$V" | base64 -d`.
+CALLS = (
+    "frombase64string", "b64decode", "atob", "decodestring", "decode64", "base64_decode", "decode_base64",
+    "getdecoder().decode",
+)  # fmt: skip
 DECODED = re.compile(
-    rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*\$?\{{?([A-Za-z_]\w{{0,40}})\}}?\s*[,)]"
+    rf"(?:{'|'.join(re.escape(call) for call in CALLS)})!?\s*\(\s*\$?\{{?([A-Za-z_]\w{{0,40}})\}}?\s*[,)]"
     r"|Buffer\.from\(\s*([A-Za-z_]\w{0,40})\s*,\s*[\"']base64[\"']"
     r"|echo\s+(?:-n\s+)?\"?\$\{?([A-Za-z_]\w{0,40})\}?\"?\s*\|\s*base64\s+(?:-d|-D|--decode)\b",
     re.IGNORECASE,
