@@ -1134,6 +1134,19 @@ def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_value
         # a form field's validation rules; a password with pipes in it
         ("PasswordController.php", "        'password' => 'required|string|min:12|confirmed',", False),
         ("seed.php", "        'password' => 'Kq|z8Lm|Wp2r',", True),
+        # a URL's password that is the slot's own word in another language
+        ("CONEXIONES.md", "DATABASE_URL=postgresql://usuario:contraseña@localhost:5432/mi_base", False),
+        ("CONEXIONES.md", "DATABASE_URL=postgresql://usuario:Contr4s3ña.R9x@localhost:5432/mi_base", True),
+        # Nix's flake.lock keeps its inputs' URLs as written (no other lock file is read); a template in a list of
+        # host=token pairs; Apple's example of an app-specific password
+        (
+            "flake.lock",
+            '        "url": "https://oauth2:glpat-Kq8vNz2Lp0RtXw4Tn7Hc@gitlab.corp.example/infra.git"',
+            True,
+        ),
+        ("yarn.lock", '  resolved "https://oauth2:glpat-Kq8vNz2Lp0RtXw4Tn7Hc@gitlab.corp.example/infra.tgz"', False),
+        ("nix.conf", "    access-tokens = gitlab.corp.example=PAT:${CI_JOB_TOKEN}", False),
+        ("fastlane.md", "export FASTLANE_APPLE_APPLICATION_SPECIFIC_PASSWORD=abcd-efgh-ijkl-mnop", False),
         # jwt.io's example as docs copy it, its signature mistyped
         (
             "AUTH.md",
@@ -1143,7 +1156,5 @@ def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_value
         ),
     ],
 )
-def test_board_pins_words_ending_in_here_validation_rules_and_a_copied_jwt_example(
-    path: str, text: str, found: bool
-) -> None:
+def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)

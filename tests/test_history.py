@@ -524,3 +524,18 @@ def test_json_in_base64_reaches_the_decoder_in_history(tmp_path: Path) -> None:
         detector = Detector(default_rules(), accelerate=accelerate)
         found = [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)]
         assert found == [(3, "Wq8Zt3LmR7vXk2Np9Hc4Yd6Bf1Gs5Jx0")]
+
+
+def test_a_decoded_variable_whose_use_history_keeps_no_mark_of_is_found(tmp_path: Path) -> None:
+    """The login below a decoding call holds a keyword but no mark (history keeps only marked lines): the call alone
+    makes history read the file diff whole, as directory mode reads the file."""
+    repo = new_repo(tmp_path)
+    text = (
+        "$enc = 'V3E4WnQzTG1SN3ZYazJOcDlIYzQ='\n"
+        "$key = [System.Text.Encoding]::UTF8.GetString([System.Convert]::FromBase64String($enc))\n"
+        "[Environment]::SetEnvironmentVariable('BILLING_SECRET_KEY', $key, 'User')\n"
+    )
+    commit(repo, {"bootstrap.ps1": text}, "workstation")
+    for accelerate in (True, False):
+        detector = Detector(default_rules(), accelerate=accelerate)
+        assert [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)] == [(1, "Wq8Zt3LmR7vXk2Np9Hc4")]

@@ -49,10 +49,11 @@ SKIPPED_SUFFIXES = (
     ".wav", ".au", ".aif", ".aiff", ".aifc", ".flac", ".ogg", ".m4a", ".pbm", ".pgm", ".ppm", ".ras", ".sgi",
     ".exr", ".psd", ".tar", ".whl", ".egg", ".pkl", ".pck", ".npy", ".npz",
 )  # fmt: skip
+# (not Nix's flake.lock: it holds its inputs' URLs as written, a token in a private one's too)
 LOCK_FILES = frozenset(
     {"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "pipfile.lock",
      "uv.lock", "cargo.lock", "gemfile.lock", "composer.lock", "go.sum", "packages.lock.json", "mix.lock",
-     "pubspec.lock", "podfile.lock", "gradle.lockfile", "flake.lock"}
+     "pubspec.lock", "podfile.lock", "gradle.lockfile"}
 )  # fmt: skip
 
 

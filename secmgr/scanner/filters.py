@@ -25,7 +25,7 @@ TEMPLATE = re.compile(
     r"""|^\{[^\W\d_][\w.-]{0,59}\}$"""  # {비밀번호}: a slot named in any script
     r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
-    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
+    r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|(?<![A-Za-z0-9])#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
@@ -43,6 +43,18 @@ TEMPLATE = re.compile(
     r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
     r"""|^[\w.\-]{1,60}\}\}$"""  # a `{{env:NAME}}` slot's end, cut at its colon (sftp://{{env:USER}}@host)
 )
+# "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
+# and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak, Finnish, Swedish,
+# Hungarian, Greek, Hebrew, Thai; Passwort and passord too (`pass` and more letters alone is a longer word).
+PASSWORD_ABROAD = (
+    "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
+    "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
+    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
+    "mat_khau",  # (mật khẩu, as code spells it)
+)  # fmt: skip
+# Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
+PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
+PASSWORD_NAMES_ABROAD = (*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES))  # as names
 NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
@@ -65,10 +77,13 @@ STAND_IN_WORDS = (
 
 
 # A short word inside a random token is chance (a 32-character token holds "tbd" now and then), or inside a longer
-# word (an atmosphere, somewhere): short stand-ins count only as whole words.
+# word (an atmosphere, somewhere, a sunset): short stand-ins count only as whole words.
 # (`n/a` as well: base64 holds `N/A` by chance, `bTN/A2u7`)
+INSIDE_WORDS = frozenset({"unset"})  # longer stand-ins that end common words (sunset)
+
+
 def _short_word(word: str) -> bool:
-    return len(word) < 5 and word.replace("/", "").isalpha()
+    return len(word) < 5 and word.replace("/", "").isalpha() or word in INSIDE_WORDS
 
 
 LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if not _short_word(w))
@@ -84,6 +99,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "pass_good",  # Plaid's sandbox test user's password (user_good), documented for every developer
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "abcd-efgh-ijkl-mnop",  # Apple's (and fastlane's) example of an app-specific password's shape
         "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation
         "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # the API key of Mailgun's documentation
         "azgdorepk8gmac0qoyamyeeuzjnyui",  # Pushover's API documentation: its example application token
@@ -482,6 +498,9 @@ LEET = str.maketrans("@4310$57", "aaeiosst")
 LEET_STAND_INS = frozenset({"password", "passwd", "passw", "secret", "passphrase"})
 
 
+SLOT_ABROAD = frozenset(PASSWORD_NAMES_ABROAD)
+
+
 def slot_signal(value: str) -> str | None:
     """`placeholder_signal` for a value in a slot that only a credential fills (a URL's password, a connection
     string's `Password=`, a `--password` argument, a password assignment): there a value is a credential whatever
@@ -492,8 +511,8 @@ def slot_signal(value: str) -> str | None:
     lowered = plain.lower()
     if len(set(lowered)) <= 2 or SLOT_WORDS.fullmatch(lowered.strip("*[]<>").rstrip(".,;:!")):
         return "placeholder"  # (`empty.`: the slot's word ending a sentence; `**FILTERED**`, `[REMOVED]`: a mask)
-    if DESCRIBED.fullmatch(lowered):
-        return "placeholder"
+    if DESCRIBED.fullmatch(lowered) or lowered.replace(" ", "_") in SLOT_ABROAD:
+        return "placeholder"  # (contraseña, mot_de_passe: the slot's own word in another language)
     if (
         NAMED_SLOT.fullmatch(stripped)
         or SOME_SLOT.fullmatch(lowered)

@@ -19,24 +19,14 @@ from ..filters import b64decode_loose
 from ..rules import shannon_entropy
 from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
-# "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
-# and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak, Finnish, Swedish,
-# Hungarian, Greek, Hebrew, Thai; Passwort and passord too (`pass` and more letters alone is a longer word).
-PASSWORD_ABROAD = (
-    "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
-    "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
-    "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
-    "mat_khau",  # (mật khẩu, as code spells it)
-)  # fmt: skip
-# Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
-PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
+PASSWORD_ABROAD, PASSWORD_PHRASES = filters.PASSWORD_ABROAD, filters.PASSWORD_PHRASES
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
 # Other secrets' names abroad: a secret key, a token, a credential (Chinese, Japanese, Korean, Russian).
 SECRET_ABROAD = (
     "密钥", "秘钥", "密鑰", "金鑰", "令牌", "凭证", "凭据", "憑證", "トークン", "シークレット", "秘密鍵",
     "비밀키", "시크릿", "토큰", "токен", "секретный_ключ",
 )  # fmt: skip
-_ABROAD = "|".join((*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES)))
+_ABROAD = "|".join(filters.PASSWORD_NAMES_ABROAD)
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
 STRONG = re.compile(
     f"{_ABROAD}|{'|'.join(SECRET_ABROAD)}|"
@@ -580,6 +570,8 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
     found = UNQUOTED.match(line, position)
     if not found:
         return None
+    if found.group().endswith("$") and line.startswith(("{", "("), found.end()):
+        return None  # `github.com=${{ secrets.X }}`, `host=PAT:${TOKEN}`: a template's expression fills it in
     value = LINE_END_ESCAPES.sub("", found.group())  # "password: x\\n" in a JSON string: the line ends there
     if in_query or QUERY_PAIR.search(value):  # a=1&b=2: the value ends where the next parameter starts
         value = value.split("&", 1)[0]

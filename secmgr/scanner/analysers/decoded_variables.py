@@ -13,10 +13,11 @@ from .. import filters
 from . import LONG_LINE, READS_BELOW, Candidate, analyser
 
 # A decoding call given a variable: PowerShell's and .NET's, Python's, JavaScript's, Go's, Ruby's (and Elixir's
-# `decode64!`), PHP's, Java's, Perl's and OpenResty's `decode_base64`, and a shell's `echo "$V" | base64 -d`.
+# `decode64!`), PHP's, Java's, Perl's and OpenResty's `decode_base64`, R's `base64decode`, and a shell's
+# `echo "$V" | base64 -d`.
 CALLS = (
     "frombase64string", "b64decode", "atob", "decodestring", "decode64", "base64_decode", "decode_base64",
-    "getdecoder().decode",
+    "base64decode", "getdecoder().decode",
 )  # fmt: skip
 DECODED = re.compile(
     rf"(?:{'|'.join(re.escape(call) for call in CALLS)})!?\s*\(\s*\$?\{{?([A-Za-z_]\w{{0,40}})\}}?\s*[,)]"
@@ -24,9 +25,10 @@ DECODED = re.compile(
     r"|echo\s+(?:-n\s+)?\"?\$\{?([A-Za-z_]\w{0,40})\}?\"?\s*\|\s*base64\s+(?:-d|-D|--decode)\b",
     re.IGNORECASE,
 )
-# A variable given a literal decoded in place: `_MASTER = base64.b64decode("…").decode()`.
+# A variable given a literal decoded in place: `_MASTER = base64.b64decode("…").decode()`, R's
+# `pw <- rawToChar(base64enc::base64decode("…"))`.
 DECODED_LITERAL = re.compile(
-    rf"\b([A-Za-z_]\w{{0,40}})\s*(?::\s*[\w.\[\]]+)?\s*:?=\s*[\w.\[\]:]{{0,60}}?"
+    rf"\b([A-Za-z_]\w{{0,40}})\s*(?::\s*[\w.\[\]]+)?\s*(?::?=\s*[\w.\[\]:]{{0,60}}?|<-\s*(?:[\w.]{{1,30}}\()?[\w.:]{{0,60}}?)"
     rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*[\"']([A-Za-z0-9+/]{{12,}}={{0,2}})[\"']\s*\)",
     re.IGNORECASE,
 )
@@ -136,31 +138,17 @@ def _assigned_before(lines: Sequence[str], index: int, name: str) -> tuple[int, 
 
 
 class _DecodedToLogIn:
-    """A decoding call given a variable (DECODED), a login within USE_LINES lines, or a literal decoded into a
-    variable (DECODED_LITERAL, whose use is on the lines below): what decoded_variables reads."""
+    """A decoding call given a variable (DECODED), or a literal decoded into a variable (DECODED_LITERAL): what
+    decoded_variables reads, as history finds it in the lines it kept (where the login below the call may not be
+    among them: `SetEnvironmentVariable('STRIPE_SECRET_KEY', $key)` holds a keyword but no mark)."""
 
     CALL = re.compile(DECODED.pattern.encode(), re.IGNORECASE)  # (on history's lower-cased bytes)
     LITERAL = re.compile(DECODED_LITERAL.pattern.encode(), re.IGNORECASE)
-    USE = re.compile(USED_TO_LOG_IN.pattern.lower().encode())
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
-        return self._call_to_log_in(text) or self.LITERAL.search(text)
-
-    def _call_to_log_in(self, text: bytes) -> re.Match[bytes] | None:
-        for call in self.CALL.finditer(text):
-            start = text.rfind(b"\n", 0, call.start()) + 1
-            end = start
-            for _ in range(USE_LINES):
-                end = text.find(b"\n", end + 1)
-                if end < 0:
-                    end = len(text)
-                    break
-            found = self.USE.search(text, start, end)
-            if found is not None:
-                return found
-        return None
+        return self.CALL.search(text) or self.LITERAL.search(text)
 
 
 # The variable is given its literal on a line holding no keyword, or used on lines below: history reads a file diff
-# whole where a decoding call leads to a login, or a literal is decoded into a variable.
+# whole where a variable is decoded, or a literal is decoded into a variable.
 READS_BELOW["decoded-variable"] = tuple((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS)
