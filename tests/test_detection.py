@@ -166,6 +166,22 @@ def test_the_default_pack_never_needs_every_line() -> None:
     assert Detector(default_rules(), accelerate=False).every_line
 
 
+def test_a_prefilter_leads_with_its_literal_and_still_matches_where_the_rule_does() -> None:
+    # What can match nothing before a literal is dropped (a line's start, blanks, a choice of a line's start or a
+    # separator); what cannot, or a class that leads, is kept.
+    import re
+
+    for pattern, line, lead in (
+        (r"^\s*api_key\s*=", "    api_key = 'x'", "\\x61\\x70\\x69"),
+        (r"(?:^|[^\w-])glpat-\w{20}", "glpat-Kq8vNz2Lp0RtXw4Tn7Hc", "\\x67\\x6c"),
+    ):
+        translated = prefilter.translate(re.compile(pattern))
+        assert translated.startswith(lead), translated
+        assert re.search(translated, line) and re.search(pattern, line)
+    assert prefilter.translate(re.compile(r"^[ \t]*[A-Z]{4}\d")).startswith("^")
+    assert prefilter.translate(re.compile(r"\d{4}-pin")).startswith("(?:[0-9])")
+
+
 @pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
 def test_hyperscan_prefilters_change_no_finding() -> None:
     pure = Detector(default_rules(), accelerate=False)

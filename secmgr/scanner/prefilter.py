@@ -2,7 +2,8 @@
 
 A rule's Python expression is turned into a looser one that Hyperscan compiles quickly: lookarounds dropped,
 every repeat with an upper bound made unbounded, laziness ignored, an atomic group made plain, `\\A`/`\\Z` made
-line anchors. Each step only adds matches, so on a line of ASCII text (where a `str` expression's classes,
+line anchors, and what can match nothing before a leading literal dropped (the matches end where they did). Each
+step only adds matches, so on a line of ASCII text (where a `str` expression's classes,
 case folding and anchors mean what they mean on bytes) every match of the rule is a match of its prefilter: a
 line the prefilter does not match cannot give the rule a match. Lines that are not ASCII are never judged by a
 prefilter; the engine treats every rule as possible there.
