@@ -25,10 +25,10 @@ DECODED = re.compile(
     r"|echo\s+(?:-n\s+)?\"?\$\{?([A-Za-z_]\w{0,40})\}?\"?\s*\|\s*base64\s+(?:-d|-D|--decode)\b",
     re.IGNORECASE,
 )
-# A variable given a literal decoded in place: `_MASTER = base64.b64decode("…").decode()`, R's
-# `pw <- rawToChar(base64enc::base64decode("…"))`.
+# A variable given a literal decoded in place: `_MASTER = base64.b64decode("…").decode()`, PowerShell's
+# `$p = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('…'))`, R's `pw <- rawToChar(base64decode("…"))`.
 DECODED_LITERAL = re.compile(
-    rf"\b([A-Za-z_]\w{{0,40}})\s*(?::\s*[\w.\[\]]+)?\s*(?::?=\s*[\w.\[\]:]{{0,60}}?|<-\s*(?:[\w.]{{1,30}}\()?[\w.:]{{0,60}}?)"
+    rf"\b([A-Za-z_]\w{{0,40}})\s*(?::\s*[\w.\[\]]+)?\s*(?::?=|<-)\s*[\w.\[\]:(]{{0,60}}?"
     rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*[\"']([A-Za-z0-9+/]{{12,}}={{0,2}})[\"']\s*\)",
     re.IGNORECASE,
 )
