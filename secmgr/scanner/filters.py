@@ -82,13 +82,15 @@ STAND_IN_WORDS = (
 INSIDE_WORDS = frozenset({"unset"})  # longer stand-ins that end common words (sunset)
 
 
-def _short_word(word: str) -> bool:
-    return len(word) < 5 and word.replace("/", "").isalpha() or word in INSIDE_WORDS
+def _whole_word_only(word: str) -> bool:
+    return (len(word) < 5 and word.replace("/", "").isalpha()) or word in INSIDE_WORDS
 
 
-LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if not _short_word(w))
+LONG_STAND_INS = tuple(w for w in STAND_IN_WORDS if not _whole_word_only(w))
 SHORT_STAND_INS = re.compile(
-    r"(?<![A-Za-z0-9/+])(?i:" + "|".join(re.escape(w) for w in STAND_IN_WORDS if _short_word(w)) + r")(?![a-z0-9/+])"
+    r"(?<![A-Za-z0-9/+])(?i:"
+    + "|".join(re.escape(w) for w in STAND_IN_WORDS if _whole_word_only(w))
+    + r")(?![a-z0-9/+])"
 )  # whole words, or the first word of a camel-cased value: FakeValues
 PUBLISHED_EXAMPLES = frozenset(
     {

@@ -795,10 +795,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # 'Microsoft.KeyVault/vaults/secrets@2023-07-01': Bicep's resource type; `secret:latest`: a version
     if SECRET_VERSIONS.fullmatch(value) or SECRET_FIELD.fullmatch(value):
         return None  # --set-secrets "DB_PASSWORD=db-password:latest", `secret=kv/data/app:key`: secrets named
+    # "@body('Get_secret')?['value']", "@{parameters('pwd')}": Power Automate's and Logic Apps' expressions
     if WORKFLOW_EXPRESSION.match(value):
-        return (
-            None  # "@body('Get_secret')?['value']", "@{parameters('pwd')}": Power Automate's, Logic Apps' expressions
-        )
+        return None
     if VALIDATION_RULES.fullmatch(value):
         return None  # 'required|string|min:12|confirmed': a form field's validation rules (Laravel's)
     if REGISTRY_DATA.match(value) or PRODUCT_KEY.fullmatch(value):
@@ -889,8 +888,7 @@ def _unsigned_token(value: str) -> bool:
         any(re.fullmatch(r"[a-z]{1,10}", part) for part in parts[1:])
         or parts[1:] == [""]  # `eyJhbGciOi….` before `<payload>.<signature>`: a header alone
         or signature == ""
-        or len(parts) == 2
-        and parts[1].startswith("eyJ")  # `eyJ….eyJ….<signature>`: a header and claims, unsigned
+        or (len(parts) == 2 and parts[1].startswith("eyJ"))  # `eyJ….eyJ….<signature>`: header and claims, unsigned
         or bool(signature and filters.wordy(signature))
     )
 
