@@ -137,10 +137,11 @@ def _assigned_before(lines: Sequence[str], index: int, name: str) -> tuple[int, 
     return None
 
 
-class _DecodedToLogIn:
+class _DecodingCallOrDecodedLiteral:
     """A decoding call given a variable (DECODED), or a literal decoded into a variable (DECODED_LITERAL): what
-    decoded_variables reads, as history finds it in the lines it kept (where the login below the call may not be
-    among them: `SetEnvironmentVariable('STRIPE_SECRET_KEY', $key)` holds a keyword but no mark)."""
+    decoded_variables reads, found in the lines history kept. The use of the decoded value further down may not be
+    among them (`SetEnvironmentVariable('STRIPE_SECRET_KEY', $key)` holds a keyword but no mark), so finding the
+    decoding alone makes history read the diff whole."""
 
     CALL = re.compile(DECODED.pattern.encode(), re.IGNORECASE)  # (on history's lower-cased bytes)
     LITERAL = re.compile(DECODED_LITERAL.pattern.encode(), re.IGNORECASE)
@@ -151,4 +152,6 @@ class _DecodedToLogIn:
 
 # The variable is given its literal on a line holding no keyword, or used on lines below: history reads a file diff
 # whole where a variable is decoded, or a literal is decoded into a variable.
-READS_BELOW["decoded-variable"] = tuple((word.encode(), _DecodedToLogIn(), lambda path: True) for word in WORDS)
+READS_BELOW["decoded-variable"] = tuple(
+    (word.encode(), _DecodingCallOrDecodedLiteral(), lambda path: True) for word in WORDS
+)
