@@ -1158,3 +1158,32 @@ def test_url_query_keys_table_fields_attribute_letters_and_typed_or_sealed_value
 )
 def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(path: str, text: str, found: bool) -> None:
     assert_found(text, path, found)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "found"),
+    [
+        # a setting named after a pin (a toolbar's, a browser extension's) holding words; a PIN has digits
+        ("chrome_policy.json", '      "toolbar_pin": "default_unpinned"', False),
+        ("kiosk.json", '  "toolbarPin": "force_pinned"', False),
+        ("door.json", '  "admin_pin": "Zq8xw2Kp"', True),
+        # a generated key with a bracket in it, unquoted; an expression with its name before the bracket
+        ("shotgunEventDaemon.conf", "key: z7oii3C-H8zaxz$0sa(hvTucZ", True),
+        ("id_tokens.rst", "    key = request.userattributes[claim_key", False),
+        ("id_tokens.rst", "    key = getRequestAttributes(claim_key", False),
+        # a PowerShell hashtable's variable before a closing brace and a pipe, not a connection string's password
+        ("New-Accounts.ps1", "    [pscustomobject]@{ Id = $s.Id; Username = $sam; Password = $plain } |", False),
+        ("app.config", "Server=sql02;User Id=svc;Password=Tq8 mW3zKp;", True),
+        # a templated user before a templated password on net use
+        (
+            "deploy.yml",
+            'net use Z: \\\\od01\\images /user:${{ vars.DEPLOY_USER }} "${{ secrets.DEPLOY_PASSWORD }}"',
+            False,
+        ),
+        ("deploy.yml", "net use Z: \\\\od01\\images /user:${{ vars.DEPLOY_USER }} Kq7vW2zNm4", True),
+    ],
+)
+def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(
+    path: str, text: str, found: bool
+) -> None:
+    assert_found(text, path, found)

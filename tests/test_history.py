@@ -539,3 +539,64 @@ def test_a_decoded_variable_whose_use_history_keeps_no_mark_of_is_found(tmp_path
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)
         assert [(f["start_line"], f["secret"]) for f in findings_of(repo, detector)] == [(1, "Wq8Zt3LmR7vXk2Np9Hc4")]
+
+
+PARALLEL_CHILD = """
+import json, multiprocessing, sys, threading
+from pathlib import Path
+from secmgr.scanner import history
+from secmgr.scanner.engine import Detector
+from secmgr.scanner.rules import default_rules
+
+repo, block = Path(sys.argv[1]), int(sys.argv[2])
+history.BLOCK_SIZE = history.PARALLEL_FROM = block
+detector = Detector(default_rules())
+assert threading.active_count() == 1
+result = {"cores": history._worker_count()}
+for name, workers in (("auto", None), ("two", 2)):
+    scan = history.scan_log(repo, detector, workers=workers)
+    first = next(scan)
+    result[name + "_workers"] = len(multiprocessing.active_children())
+    result[name] = [first.__dict__, *(found.__dict__ for found in scan)]
+early = history.scan_log(repo, detector, workers=2)
+next(early)
+early.close()  # stopped after one finding: the workers are stopped with it
+result["left_after_early_stop"] = len(multiprocessing.active_children()) + threading.active_count() - 1
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.skipif(not prefilter.AVAILABLE, reason="hyperscan is not installed")
+def test_a_long_log_scanned_in_worker_processes_gives_the_findings_of_one(tmp_path: Path) -> None:
+    """A log longer than PARALLEL_FROM is scanned a block per worker process (forked, where nothing else runs in a
+    thread: here a process of its own, as the CLI is): the findings, their order, commits and line numbers, whole
+    file diffs and UTF-16 files included, are those of the scan in one process; a scan stopped early stops its
+    workers."""
+    import json
+    import subprocess
+    import sys
+
+    from . import test_detection
+
+    repo = new_repo(tmp_path)
+    fixtures = sorted(p for p in test_detection.FIXTURES.rglob("*") if p.is_file())
+    for group in (fixtures[: len(fixtures) // 2], fixtures[len(fixtures) // 2 :]):
+        commit(repo, {p.name.replace("--", "-"): p.read_text() for p in group}, f"{len(group)} fixtures")
+    (repo / "kiosk.reg").write_bytes(
+        f'Windows Registry Editor Version 5.00\r\n"Token"="{TOKEN_A}"\r\n'.encode("utf-16")
+    )
+    commit(repo, {"late/.env": f"GH_TOKEN={TOKEN_B}\n"}, "two more")
+    detector = Detector(default_rules())
+    alone = json.loads(json.dumps(findings_of_in_one_process(repo, detector)))
+    assert len({f["commit"] for f in alone}) == 3 and len(alone) > 50
+    assert {f["file"] for f in alone} >= {"kiosk.reg", "late/.env"}
+    child = subprocess.run([sys.executable, "-c", PARALLEL_CHILD, str(repo), "4000"], capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr[-2000:]
+    result = json.loads(child.stdout)
+    assert result["two"] == alone and result["two_workers"] == 2
+    assert result["auto"] == alone and result["auto_workers"] == (result["cores"] if result["cores"] > 1 else 0)
+    assert result["left_after_early_stop"] == 0
+
+
+def findings_of_in_one_process(repo: Path, detector: Detector) -> list[dict]:
+    return [f.__dict__ for f in scan_log(repo, detector, workers=1)]

@@ -55,6 +55,9 @@ ESCAPE_STARTS = (("\\x", _HEX), ("\\u", _UNICODE), ("\\0", _OCTAL), ("\\1", _OCT
 # What each escape mark holds, for a fixed-string filter (escapes hide the keywords of what they spell, so their
 # lines go on without one).
 ESCAPE_LITERALS = ("\\x", "\\u", "\\0", "\\1", "&#", "=3D")
+# Names an .env or a shell script's exports write in capitals (a whole script encoded as cloud-init's user data):
+# encodings keep case, so their encoded forms are looked for beside the keywords' (history).
+CAPITAL_NAMES = ("PASSWORD", "PASSWD=", "_SECRET", "SECRET_KEY", "_TOKEN=", "API_KEY", "ACCESS_KEY")
 # Words that say the value beside them is base64 (a data URI's `;base64,`, a name such as `urlB64`, `atob(…)`,
 # PowerShell's `-EncodedCommand` of UTF-16 text): history hands their lines to the decoder though no keyword's
 # encoded form shows.

@@ -192,9 +192,10 @@ class Detector:
         self._block_scalar = re.compile(BLOCK_SCALAR.encode(), re.MULTILINE)
         self._whole_paths = [name for name, paths in WHOLE_FILE_PATHS.items() if name in self.analysers]
         # What an encoded keyword looks like in base64 (at each of its three alignments, either alphabet) and hex,
-        # in small letters and as the rule writes it (encodings keep case): a line holding one reaches the decoder
+        # in small letters, as the rule writes it and as .env files write names (encodings keep case; CAPITAL_NAMES):
+        # a line holding one reaches the decoder
         # even though it holds no keyword as such (as does a line whose words say a value is base64, see history).
-        written = {k for rule in self.rules for k in rule.written_keywords}
+        written = {k for rule in self.rules for k in rule.written_keywords} | set(decode.CAPITAL_NAMES)
         self.encoded_keywords = sorted({form for k in (*self.keywords, *written) for form in decode.forms(k)})
         # One pass over a line finds the longest keyword starting at each place (a trie-shaped expression, shared
         # prefixes written once, tried at every position through a lookahead); a keyword inside a found one is

@@ -12,11 +12,15 @@ import bisect
 import difflib
 import fcntl
 import itertools
+import multiprocessing
+import multiprocessing.util
 import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -74,11 +78,13 @@ def scan_log(
     ignored: frozenset[str] = frozenset(),
     revisions: Iterable[str] = ("--all",),
     exclude: Iterable[str] = (),
+    workers: int | None = None,
 ) -> Iterator[SecretFinding]:
-    """Findings in the history of `repo`; raises GitLogError at the end if git or grep failed."""
+    """Findings in the history of `repo`; raises GitLogError at the end if git or grep failed. With Hyperscan, the
+    log is scanned in `workers` processes (1: in this one; None: as many as suit, _worker_count)."""
     binary = BinaryDiffs(repo)
     try:
-        yield from _scan_log(repo, detector, ignored, revisions, exclude, binary)
+        yield from _scan_log(repo, detector, ignored, revisions, exclude, binary, workers)
     finally:
         binary.close()
 
@@ -90,12 +96,13 @@ def _scan_log(
     revisions: Iterable[str],
     exclude: Iterable[str],
     binary: BinaryDiffs,
+    workers: int | None,
 ) -> Iterator[SecretFinding]:
     git = git_log(repo, revisions, exclude)
     assert git.stdout is not None
     if detector.accelerated and not detector.every_line:  # Hyperscan picks the lines grep would keep
         try:
-            yield from _accelerated_findings(git.stdout, detector, ignored, binary)
+            yield from _accelerated_findings(git.stdout, detector, ignored, binary, workers)
         finally:
             _finish(git)
         return
@@ -130,9 +137,12 @@ def _kept_words(detector: Detector) -> list[str]:
     return [*STRUCTURE, *detector.cased_keywords, *detector.encoded_keywords, *decode.ANNOUNCING_BASE64]
 
 
-def _read_ahead(stream: IO[bytes], chunks_ahead: int = 32) -> Iterator[bytes]:
-    """The stream's bytes as they come, read by a thread of their own so that git writes on (up to `chunks_ahead`
-    pieces of at most 1 MB) while Python scans what it wrote before: the two run side by side on two cores."""
+def _read_ahead(stream: IO[bytes], head: bytes = b"", chunks_ahead: int = 32) -> Iterator[bytes]:
+    """`head` (read from the stream before), then the stream's bytes as they come, read by a thread of their own so
+    that git writes on (up to `chunks_ahead` pieces of at most 1 MB) while Python scans what it wrote before: the two
+    run side by side on two cores."""
+    if head:
+        yield head
     try:
         fcntl.fcntl(stream.fileno(), F_SETPIPE_SZ, 1 << 20)  # fewer wake-ups of the reader, each for more
     except (OSError, ValueError, AttributeError):
@@ -174,13 +184,14 @@ def _read_ahead(stream: IO[bytes], chunks_ahead: int = 32) -> Iterator[bytes]:
 BLOCK_SIZE = 1 << 22
 
 
-def _blocks(stream: IO[bytes], size: int) -> Iterator[tuple[bytes, bytes]]:
-    """The log in blocks of whole file diffs, each at least `size` long but the last, each with the header line of
-    the commit it starts in (empty when it starts with one). A block may hold many commits, or end between two file
-    diffs of one: scanning does not wait for git to write the whole of a large commit."""
+def _blocks(stream: IO[bytes], size: int, head: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
+    """The log (starting with `head`, read from the stream before) in blocks of whole file diffs, each at least
+    `size` long but the last, each with the header line of the commit it starts in (empty when it starts with one).
+    A block may hold many commits, or end between two file diffs of one: scanning does not wait for git to write the
+    whole of a large commit."""
     pending, held, header = [b""], 0, b""
     wanted = min(size, 1 << 20)  # the first block small, so that scanning starts as soon as git has written some
-    for chunk in _read_ahead(stream):
+    for chunk in _read_ahead(stream, head):
         pending.append(chunk)
         held += len(chunk)
         if held < wanted:
@@ -210,27 +221,107 @@ def _last_header(block: bytes) -> bytes:
 
 
 def _accelerated_findings(
-    stream: IO[bytes], detector: Detector, ignored: frozenset[str], binary_diff: BinaryDiffs | None = None
+    stream: IO[bytes],
+    detector: Detector,
+    ignored: frozenset[str],
+    binary: BinaryDiffs,
+    workers: int | None = None,
 ) -> Iterator[SecretFinding]:
     """The grep path's findings without grep: of the lines holding a keyword, an encoded keyword or a piece of the
     log's structure, those that can matter (Detector.line_marks), found by Hyperscan, and whole file diffs taken
-    from the log in hand."""
-    patterns = sorted({p.encode() for p in _kept_words(detector)})
-    literals = prefilter.Literals(patterns)
-    marked = detector.line_marks(STRUCTURE)
-    # Without marks: lines holding a keyword, or an escape (which hides the keywords of what it spells).
-    escapes = (p.encode() for p in decode.ESCAPE_LITERALS)
-    unmarked = prefilter.Literals(sorted({*patterns, *escapes})) if marked is None else literals
-    unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
-    before = 0  # log lines in the pieces already read
-    for header, block in _blocks(stream, BLOCK_SIZE):
-        if marked is None:
-            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in unmarked.ends(block)})
+    from the log in hand. A long log is scanned a block per worker process where the process can fork safely
+    (_worker_count); its findings come in the log's order either way."""
+    scan = _BlockScan.of(detector, ignored)
+    count = _worker_count() if workers is None else workers
+    head = _read_head(stream, PARALLEL_FROM) if workers is None and count > 1 else b""
+    if workers is None and len(head) < PARALLEL_FROM:  # a short log: not worth the workers
+        count = 1
+    blocks = _numbered_blocks(_blocks(stream, BLOCK_SIZE, head))
+    if count < 2:
+        for header, block, before in blocks:
+            yield from scan.findings(header, block, before, binary)
+        return
+    # Forked: the workers start with the scan in hand (nothing pickled), each with its own reader of binary diffs.
+    pool = multiprocessing.get_context("fork").Pool(count, _start_worker, (scan, binary.repo))
+    finished = False
+    try:
+        for found in pool.imap(_worker_findings, blocks):
+            yield from found
+        finished = True
+    finally:
+        if finished:
+            pool.close()  # (the workers close their readers of binary diffs as they end)
+            pool.join()
+        else:  # stopped early, or failed
+            pool.terminate()
+
+
+PARALLEL_FROM = 1 << 21  # a log this long is scanned in worker processes, where they may be forked
+MAX_WORKERS = 8
+
+
+def _worker_count() -> int:
+    """How many processes scan a long log: one per core this process may run on, up to MAX_WORKERS, when it can fork
+    safely: on Linux, with no other thread running (a thread holding a lock when the process forks leaves it held in
+    the child for good; the server's scans run in threads, and scan in the thread). Otherwise 1."""
+    if not sys.platform.startswith("linux") or threading.active_count() != 1:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cores, MAX_WORKERS)
+
+
+def _read_head(stream: IO[bytes], size: int) -> bytes:
+    """Up to `size` bytes from the start of the stream, read before any thread starts (the process may still
+    fork)."""
+    pieces, held = [], 0
+    while held < size:
+        piece = stream.read1(size - held)  # type: ignore[attr-defined]
+        if not piece:
+            break
+        pieces.append(piece)
+        held += len(piece)
+    return b"".join(pieces)
+
+
+def _numbered_blocks(blocks: Iterable[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes, int]]:
+    """Each block with its header and the number of log lines before it."""
+    before = 0
+    for header, block in blocks:
+        yield header, block, before
+        before += block.count(b"\n")
+
+
+@dataclass(frozen=True)
+class _BlockScan:
+    """What scanning a block of the log needs, the same for every block (and every worker)."""
+
+    detector: Detector
+    ignored: frozenset[str]
+    literals: prefilter.Literals
+    marked: LineMarking | None
+    unmarked: prefilter.Literals
+    unkeyed: prefilter.LineMarks | None
+
+    @classmethod
+    def of(cls, detector: Detector, ignored: frozenset[str]) -> _BlockScan:
+        patterns = sorted({p.encode() for p in _kept_words(detector)})
+        literals = prefilter.Literals(patterns)
+        marked = detector.line_marks(STRUCTURE)
+        # Without marks: lines holding a keyword, or an escape (which hides the keywords of what it spells).
+        escapes = (p.encode() for p in decode.ESCAPE_LITERALS)
+        unmarked = prefilter.Literals(sorted({*patterns, *escapes})) if marked is None else literals
+        unkeyed = detector.unkeyed_marks() if marked is None else None  # (else the marks hold them: one scan)
+        return cls(detector, ignored, literals, marked, unmarked, unkeyed)
+
+    def findings(self, header: bytes, block: bytes, before: int, binary_diff: BinaryDiffs) -> Iterator[SecretFinding]:
+        """The findings of one block, whose first line is line `before + 1` of the log."""
+        if self.marked is None:
+            starts = sorted({block.rfind(b"\n", 0, end) + 1 for _, end in self.unmarked.ends(block)})
         else:
-            candidates, without_keywords = _marked(block, marked)
-            starts = sorted({*_kept(block, candidates, literals), *without_keywords})
-        if unkeyed is not None:  # a rule without keywords: its lines go on without one
-            starts = sorted({*starts, *unkeyed.lines(block)[0]})
+            candidates, without_keywords = _marked(block, self.marked)
+            starts = sorted({*_kept(block, candidates, self.literals), *without_keywords})
+        if self.unkeyed is not None:  # a rule without keywords: its lines go on without one
+            starts = sorted({*starts, *self.unkeyed.lines(block)[0]})
         numbered: list[tuple[int, bytes]] = [(before, header)] if header else []  # (its commit, read again)
         diffs: dict[int, int] = {}  # a file diff's first line number -> its offset in the block
         number, counted = before + 1, 0
@@ -242,15 +333,30 @@ def _accelerated_findings(
             if line.startswith(b"diff --git "):
                 diffs[number] = start
             numbered.append((number, line))
-        before = number - 1 + block.count(b"\n", counted)  # (the lines before `counted` are counted already)
 
-        def whole_diff(sha: str, path: str, first: int, block: bytes = block, diffs: dict[int, int] = diffs) -> list:
+        def whole_diff(sha: str, path: str, first: int) -> list:
             start = diffs.get(first)
             if start is None:
                 return []
             return added_lines(block[start : _diff_end(block, start)])
 
-        yield from findings(numbered, detector, ignored, whole_diff, binary_diff)
+        return findings(numbered, self.detector, self.ignored, whole_diff, binary_diff)
+
+
+_worker: tuple[_BlockScan, BinaryDiffs] | None = None  # in a worker process: its scan and its binary diffs' reader
+
+
+def _start_worker(scan: _BlockScan, repo: Path) -> None:
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    _worker = scan, BinaryDiffs(repo)
+    multiprocessing.util.Finalize(None, _worker[1].close, exitpriority=10)
+
+
+def _worker_findings(job: tuple[bytes, bytes, int]) -> list[SecretFinding]:
+    assert _worker is not None
+    scan, binary = _worker
+    return list(scan.findings(*job, binary))
 
 
 def _diff_end(block: bytes, start: int) -> int:

@@ -83,6 +83,7 @@ VALIDATION_RULES = re.compile(
     r"[a-z_]+(?::[\w,.\-]*)?(?:\|[a-z_]+(?::[\w,.\-]*)?)+",
     re.IGNORECASE,
 )
+PIN_NAME = re.compile(r"(?:^|[^A-Za-z])(?:pin|Pin|PIN)$|[a-z]Pin$")  # sim_pin, toolbarPin, PIN (not spin)
 # A board's pin, inverted or pulled up (`!`, `^`, `~`) and on a named controller (Klipper's `EBBCan: PB6`)
 BOARD_PIN = re.compile(r"[\s\"':=]*[!^~]*(?:[A-Za-z_]\w*:\s*[!^~]*)?(?:GPIO|GP|IO|P[A-K])\d{1,3}\b", re.IGNORECASE)
 # Where a literal secret is always quoted: an unquoted value there is a name or an expression.
@@ -763,7 +764,19 @@ def _acceptable(
     confidence = _judged(name, kind, value, quoted, spaced, direct, literal)
     if confidence and "nonce" in name.lower():
         return None if filters.UUID_LAYOUT.fullmatch(value.strip("\"'")) else "low"  # (a payment method's nonce: an id)
+    if confidence and PIN_NAME.search(name) and not any(c.isdigit() for c in value):
+        return None  # "toolbar_pin": "force_pinned": a PIN has digits; words given a pin are a setting (pinned or not)
     return confidence
+
+
+def _expression_before_bracket(value: str) -> bool:
+    """An unquoted value holding a bracket reads as a call or a subscript (getenv(, request.args[, passwd-file(,
+    [a, b]) unless what comes before its first bracket is a generated run, in a value random as a whole
+    (z7oii3C-H8zaxz$0sa(hvTucZ)."""
+    before = re.split(r"[\[(]", value, maxsplit=1)[0]
+    if not re.search(r"[A-Za-z0-9]{4}", before):
+        return True  # [a, b], %(NAME)s, $(pass show x): a list, a format field, a command
+    return filters.wordy(before) or filters.looks_like_code(before) or filters.strength(value) != "high"
 
 
 def _stand_in_pair(text: str) -> bool:
@@ -1290,8 +1303,9 @@ def _at(
     if quoted and syntax == "argument" and re.match(r"\s*:(?!:)", line[at + len(value) + 1 :]):
         return  # {"name": "DB_PASSWORD", "valueFrom": "arn:…"}: the next quoted word is the next pair's key
     remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
-    if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or re.search(r"[\[(]", value)):
-        return  # request.args[...], obj.method(...): an expression
+    bracketed = re.search(r"[\[(]", value) and _expression_before_bracket(value)
+    if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or bracketed):
+        return  # request.args[...], obj.method(...): an expression (z7oii3C-H8zaxz$0sa(hvTucZ is generated)
     setting = syntax == "argument" and SETTING.fullmatch(name) and not SETTING.fullmatch(value)  # (not a list)
     direct = syntax not in ("call", "argument", "") or netrc or bool(setting)
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):

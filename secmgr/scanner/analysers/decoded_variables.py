@@ -13,11 +13,11 @@ from .. import filters
 from . import LONG_LINE, READS_BELOW, Candidate, analyser
 
 # A decoding call given a variable: PowerShell's and .NET's, Python's, JavaScript's, Go's, Ruby's (and Elixir's
-# `decode64!`), PHP's, Java's, Perl's and OpenResty's `decode_base64`, R's `base64decode`, and a shell's
-# `echo "$V" | base64 -d`.
+# `decode64!`), PHP's, Java's, Android's and Dart's `Base64.decode`, Perl's and OpenResty's `decode_base64`, R's
+# `base64decode`, and a shell's `echo "$V" | base64 -d`.
 CALLS = (
     "frombase64string", "b64decode", "atob", "decodestring", "decode64", "base64_decode", "decode_base64",
-    "base64decode", "getdecoder().decode",
+    "base64decode", "getdecoder().decode", "base64.decode",
 )  # fmt: skip
 DECODED = re.compile(
     rf"(?:{'|'.join(re.escape(call) for call in CALLS)})!?\s*\(\s*\$?\{{?([A-Za-z_]\w{{0,40}})\}}?\s*[,)]"
@@ -37,7 +37,7 @@ WORDS = (*(call.split("(")[0] for call in CALLS), "buffer.from", "| base64")
 USED_TO_LOG_IN = re.compile(
     r"pass|pwd|\bpw\b|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText", re.IGNORECASE
 )
-USE_LINES = 3  # the decoding line and those after it
+USE_LINES = 3  # the decoding line and those after it (and the one before: `val clientSecret: String` above `get()`)
 NAME_USE_LINES = 12  # the lines below a decoded literal's variable where its use is looked for
 DECLARATION = r"(?:(?:const|let|var|my|local|readonly|export|final|static|string|String|val|private)\s+)*\$?"
 
@@ -70,7 +70,7 @@ def decoded_variables(lines: Sequence[str], path: str) -> Iterator[Candidate]:
     for index in _lines_calling(lines):
         if len(lines[index]) > LONG_LINE:
             continue
-        near_login = USED_TO_LOG_IN.search(" ".join(lines[index : index + USE_LINES])) is not None
+        near_login = USED_TO_LOG_IN.search(" ".join(lines[max(0, index - 1) : index + USE_LINES])) is not None
         for call in DECODED.finditer(lines[index]) if near_login else ():
             name = next(group for group in call.groups() if group)
             found = _assigned_before(lines, index, name)
