@@ -1181,6 +1181,18 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             False,
         ),
         ("deploy.yml", "net use Z: \\\\od01\\images /user:${{ vars.DEPLOY_USER }} Kq7vW2zNm4", True),
+        # a secret store's reference; "fill in here" in Dutch and German; a sentence in Polish with a hyphenated word
+        ("feed_export.ini", "password = keyring:cargurus/brennan-auto", False),
+        ("config.sample.yaml", 'wachtwoord: "VUL_HIER_IN"', False),
+        ("config.sample.yaml", 'passwort: "HIER_EINTRAGEN"', False),
+        ("messages_pl.properties", "logowanie.blad.haslo=Nieprawidłowy e-mail lub hasło", False),
+        ("db.properties", "db.haslo=Kwiatek7Zielony", True),
+        # secret words in Arabic and Vietnamese names; random letters in one case (VNPAY's hash secret), not a name
+        ("sms.php", "$رمز_المصادقة = '6fe85ec2b834ac5d53becade62542ff0';", True),
+        ("CauHinh.cs", 'public const string ChuoiBiMat = "JENDDKKPLZRFYTFWPQAGZTUUXCMQOHJP";', True),
+        ("Consts.cs", 'public const string HashSecret = "THISISAVERYLONGCONSTANTNAME";', False),
+        # signtool's password with a percent sign that is no variable
+        ("Setup.iss", 'SignTool=signtool sign /f "C:\\certs\\app.pfx" /p "i%*6x!WRxaG4DMr" /fd sha256 $f', True),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

@@ -27,6 +27,7 @@ TEMPLATE = re.compile(
     r"""|^__[A-Za-z][\w.]{1,60}__$|#\{[A-Za-z_][\w.]{0,60}\}#"""  # release pipelines' replace tokens
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|(?<![A-Za-z0-9])#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
+    r"""|^(?:keyring|keychain|secret-tool|pass|gopass|bw|lpass|cmd|file):(?=[\w.@\-]*/)[\w.@/\-]{3,120}$"""  # stores
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
@@ -56,11 +57,17 @@ PASSWORD_ABROAD = (
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
 PASSWORD_NAMES_ABROAD = (*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES))  # as names
 NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
+# "Secret", "change", "fill in", "enter" in other languages: a value saying so stands in.
+STAND_INS_ABROAD = (
+    "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier", "àmodifier", "wijzigen", "vul_hier", "vulhier",
+    "invullen", "eintragen", "remplir", "rellenar", "inserire", "preencher", "uzupelnij", "uzupełnij", "wpisz_",
+    "wpisz-",
+)  # fmt: skip
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changethis", "change_this", "change-this", "pleasechange",
     "changeit", "dummy", "fake", "sample", "placeholder",
-    "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier", "àmodifier", "wijzigen", "anonymous@",
+    *STAND_INS_ABROAD, "anonymous@",
     "your_", "your-", "yourkey", "yourtoken", "yoursecret", "yourpass", "yourapikey",
     "my_secret", "mysecret", "mypass", "supersecret", "secretpass",
     "redacted", "sensitive*data", "tobemodified",
@@ -490,8 +497,7 @@ NOT_REAL_WORDS = (
     "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "todo",
     "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "foobar",
-    "notset", "not-set", "not_set", "not set", "geheim", "cambiame", "cámbiame", "aendern", "ändern", "amodifier",
-    "àmodifier", "wijzigen", "anonymous@",
+    "notset", "not-set", "not_set", "not set", *STAND_INS_ABROAD, "anonymous@",
 )  # fmt: skip
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a|here)(?![a-z0-9/+])")
 
@@ -742,11 +748,20 @@ def random_letters(value: str) -> bool:
     return len(parts) >= 5 and short * 5 >= len(parts) * 2 and worded * 2 < len(value)
 
 
+def random_in_one_case(value: str) -> bool:
+    """Twenty letters or more in one case with few vowels (a fifth of random letters are, over a third of words'):
+    VNPAY's hash secrets (JENDDKKPLZRFYTFWPQAG…), not a constant's name run together."""
+    if len(value) < 20 or not value.isascii() or not value.isalpha() or not (value.isupper() or value.islower()):
+        return False
+    vowels = sum(c in "aeiouAEIOU" for c in value)
+    return vowels * 4 < len(value) and re.search(r"[^aeiouyAEIOUY]{6}", value) is not None
+
+
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
     if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key)
         # words of any script (Token hinzufügen), not a prefix before random letters (sk_QukeRNiZfGrpcxegmBYIBlWGQ)
-        return not any(random_letters(part) for part in re.split(r"[ _.\-/:]+", value))
+        return not any(random_letters(part) or random_in_one_case(part) for part in re.split(r"[ _.\-/:]+", value))
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi
     if " " in value.strip() and len(value.split()) >= 3:

@@ -24,7 +24,8 @@ PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
 # Other secrets' names abroad: a secret key, a token, a credential (Chinese, Japanese, Korean, Russian).
 SECRET_ABROAD = (
     "密钥", "秘钥", "密鑰", "金鑰", "令牌", "凭证", "凭据", "憑證", "トークン", "シークレット", "秘密鍵",
-    "비밀키", "시크릿", "토큰", "токен", "секретный_ключ",
+    "비밀키", "시크릿", "토큰", "токен", "секретный_ключ", "رمز_المصادقة", "رمز_الوصول", "مفتاح_سري", "المفتاح_السري",
+    "bimat", "bi_mat", "bí_mật",
 )  # fmt: skip
 _ABROAD = "|".join(filters.PASSWORD_NAMES_ABROAD)
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
@@ -152,7 +153,8 @@ REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
-SENTENCE_GOES_ON = re.compile(r"[,;]?\s+[a-z]{2,}\s+[a-z]{2,}")
+# (words in small letters of any script, hyphenated too: `Nieprawidłowy e-mail lub hasło`)
+SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}\s+[^\W\d_A-Z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
@@ -878,6 +880,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if not quoted and value[-1] == "." and ends_a_sentence and not ESRI_TOKEN.fullmatch(value):
         return None  # `required.`, `pypi-AgE…CJDk...`: a sentence's end, a value cut short (Galaxy2022. is one)
     strength = filters.strength(value)
+    if strength == "low" and filters.random_in_one_case(value):
+        strength = "medium"  # one case, one class of characters, yet random: JENDDKKPLZRFYTFWPQAG…
     if kind == "weak" and strength != "high" and ("nonce" in name.lower() or not _generated_short(value)):
         return None
     if spaced and not quoted and HYPHENATED_WORDS.fullmatch(value):
