@@ -1193,6 +1193,12 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("Consts.cs", 'public const string HashSecret = "THISISAVERYLONGCONSTANTNAME";', False),
         # signtool's password with a percent sign that is no variable
         ("Setup.iss", 'SignTool=signtool sign /f "C:\\certs\\app.pfx" /p "i%*6x!WRxaG4DMr" /fd sha256 $f', True),
+        # a logged connection string given to a dsn (its password masked); tox's substitution in a URL's password
+        ("gate-sync.log", 'INFO heartbeat ok dsn="Server=rtp-db01;User Id=gatesync;Password=***"', False),
+        ("tox.ini", "    pg: DB_URL = postgresql://postgres:{env:POSTGRES_PASSWORD}@localhost:5432/ci", False),
+        # Authorize.Net's transaction key by its short name; Perl's pack('H*', '…') around a password's hex
+        ("AuthorizeNet.pm", "    tran_key        => 'FCZjFnTd9bqyyroJ',", True),
+        ("ftp_push.pl", "my $pass = pack('H*', '4c766e64503457425a314e6e21632b76');", True),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

@@ -34,7 +34,8 @@ STRONG = re.compile(
     r"pass(?:word|wd|phrase|_?wd)|pswd|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|private[_.\-]?key"
     r"|credential|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|crypt[_.\-]?key"
     r"|session[_.\-]?key|app[_.\-]?key|license[_.\-]?key|bearer|client[_.\-]?key|ssh[_.\-]?key"
-    r"|transaction[_.\-]?key|merchant[_.\-]?key|hmac[_.\-]?key|shared[_.\-]?key"  # (Authorize.Net's, PayU's)
+    r"|(?:transaction|tran|trans|txn)[_.\-]?key"  # (Authorize.Net's)
+    r"|merchant[_.\-]?key|hmac[_.\-]?key|shared[_.\-]?key"  # (PayU's)
     r"|subscription[_.\-]?key"  # (Azure API Management's and AI services' Ocp-Apim-Subscription-Key)
     r"|requirepass|masterauth|authtok(?!en)"
     # a password's name glued to what it opens: dbpass, rootpass, smtppass (not bypass, compass)
@@ -139,8 +140,12 @@ REFERENCE_TAG = re.compile(
 )
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # A conversion around a literal that keeps its value: Go's []byte("…"), Node's Buffer.from("…", "hex"), .NET's
-# Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike).
-CONVERSION = r"(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\([ \t]{0,3}"
+# Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike),
+# Perl's pack('H*', '…') (the value is the hex the decoder reads).
+CONVERSION = (
+    r"(?:(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\("
+    r"|pack\([ \t]{0,3}[\"'][Hh]\*[\"'][ \t]{0,3},)[ \t]{0,3}"
+)
 # A literal's prefix: Python's bytes and raw strings, a conversion.
 # (and @"…" of Objective-C and C#, N'…' of SQL Server, <<"…">> of Erlang and Elixir)
 STRING_PREFIX = re.compile(rf"(?:[bB][rR]?|[rR][bB]?|[uU]8?|L|@|N|<<|{CONVERSION}[bB]?)(?=[\"'])")
@@ -874,6 +879,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
     if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,8}", lowered) or "://" in value:
         return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
+    if kind != "password" and re.search(r"(?:^|;)\s*(?:password|pwd)\s*=", lowered):
+        return None  # dsn="Server=db;User Id=app;Password=…": the connection-string rules' business
     if not quoted and value[-1] == "(":
         return None  # `call(`: an expression's start
     ends_a_sentence = value.endswith("..") or not WORD_DIGITS_DOT.fullmatch(value)
