@@ -1199,6 +1199,14 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # Authorize.Net's transaction key by its short name; Perl's pack('H*', '…') around a password's hex
         ("AuthorizeNet.pm", "    tran_key        => 'FCZjFnTd9bqyyroJ',", True),
         ("ftp_push.pl", "my $pass = pack('H*', '4c766e64503457425a314e6e21632b76');", True),
+        # an ExternalSecret's key named with a digit in it; a ref named after tokens; an object's shorthand property
+        ("externalsecret.yaml", "    - secretKey: LINK2FEED_API_KEY", False),
+        ("vendor.sh", 'git clone --depth 1 --branch "${TOKENS_REF:-main}" "$REPO" "$DEST"', False),
+        ("vendor.sh", 'PGPASSWORD="${DB_PASSWORD:-Kq7vW2zNm4}" psql -h db', True),
+        ("openai.ts", "export const openai = new OpenAI({ apiKey, organization: process.env.OPENAI_ORG_ID });", False),
+        # Basic credentials in base64 given to an .env's name
+        (".env.production", "FOREFLIGHT_BASIC=b3BzQHByYWlyaWV3aW5ncy5hZXJvOlNxdWF3azc0Ml5SdWRkZXI=", True),
+        (".env.example", "BASIC_AUTH=dXNlcjpjaGFuZ2VtZQ==", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

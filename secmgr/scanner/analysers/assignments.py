@@ -847,6 +847,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         or SECRET_PATH.fullmatch(value)
     ):
         return None  # a name, a sentence, a path; but people do choose words as passwords
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
+        return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
     if kind != "password" and WORDS_ONLY.fullmatch(value):
         return None  # "token": "Jeton d'accès": a translation of the word, in any language
     if _identifier_like(value, words=kind != "password" or not direct):

@@ -21,9 +21,10 @@ BASIC = re.compile(  # (and the scheme as an argument of its own: .NET's Authent
     r"(?i)(?<![\w-])basic(?:[ \t]{1,4}|[\"'][ \t]{0,3},[ \t]{0,3}[\"'])"
     r"([A-Za-z0-9+/]{8,1024}={0,2}|[A-Za-z0-9_-]{8,1024}={0,2})(?![\w+/=-])"
 )
-# A value named for Basic credentials: `"basic_client": "…"`, `basicAuth = '…'` (an API client's environment).
+# A value named for Basic credentials: `"basic_client": "…"`, `basicAuth = '…'` (an API client's environment),
+# `FOREFLIGHT_BASIC=…` (an .env's).
 BASIC_NAMED = re.compile(
-    r"""(?i)(?<![\w-])basic[\w-]{0,30}["']?[ \t]*[:=][ \t]*["']([A-Za-z0-9+/]{12,1024}={0,2})["']"""
+    r"""(?i)(?<![A-Za-z0-9-])basic[\w-]{0,30}["']?[ \t]*[:=][ \t]*["']?([A-Za-z0-9+/]{12,1024}={0,2})(?![\w+/=])"""
 )
 # In a header: `Authorization: Basic`, `"Authorization": "Basic`, `proxy_set_header Authorization "Basic`.
 HEADER = re.compile(r"(?i)authori[sz]ation\W{0,6}$")
