@@ -1207,6 +1207,15 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # Basic credentials in base64 given to an .env's name
         (".env.production", "FOREFLIGHT_BASIC=b3BzQHByYWlyaWV3aW5ncy5hZXJvOlNxdWF3azc0Ml5SdWRkZXI=", True),
         (".env.example", "BASIC_AUTH=dXNlcjpjaGFuZ2VtZQ==", False),
+        # an Android resource's reference; RESO's record keys; a password field named in a vault command
+        (
+            "strings.xml",
+            '    <string name="google_maps_key" translatable="false">@string/maps_api_key_gradle</string>',
+            False,
+        ),
+        ("sync_state.json", '  "ListingKey": "ce0b30c648dc2dea58f11fa96938fa29",', False),
+        ("sync_state.json", '  "SigningKey": "ce0b30c648dc2dea58f11fa96938fa29",', True),
+        ("runbook.md", 'export MBGW_PW="$(vault kv get -field=password ot/devices/mbgw-07)"', False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

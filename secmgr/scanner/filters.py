@@ -28,6 +28,7 @@ TEMPLATE = re.compile(
     r"""|(?<![A-Za-z0-9$])\$[A-Z_][A-Z0-9_]{2,}(?![A-Za-z0-9])|<[^\W\d_][\w .\-]{1,40}>|^__[A-Z0-9_]+__$|\{[a-z_][a-z0-9_.]{1,40}(?:\[\d{1,3}\])?\}|(?<![A-Za-z0-9])#[a-z_]{3,30}#|\$\([A-Z_][A-Z0-9_]*\)|(?<=[_.\-])%[sd](?=$|[_.\-])|^\{\{|^env\(|^ENV\[|^secret\(|^vault:|^ref\+|^op://|^arn:aws:secretsmanager|^@Microsoft\.KeyVault\(|^credentialsJSON:|^&[A-Za-z_]\w{0,31}\.?$"""
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|\{env:[A-Za-z_]\w*(?::[^{}\n]{0,80})?\}"""  # tox's substitutions: {env:POSTGRES_PASSWORD}
+    r"""|^@(?:\w+:)?(?:string|integer|raw|xml|array)/[\w.]+$"""  # an Android resource's reference: @string/maps_key
     r"""|^(?:keyring|keychain|secret-tool|pass|gopass|bw|lpass|cmd|file):(?=[\w.@\-]*/)[\w.@/\-]{3,120}$"""  # stores
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD

@@ -497,12 +497,14 @@ def _kind(name: str) -> str | None:
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
         r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation)[_.\-]?token"
-        r"|(?:idempotency|incident|dedup(?:lication)?|revision|commit|changeset)[_.\-]?key",
+        r"|(?:idempotency|incident|dedup(?:lication)?|revision|commit|changeset)[_.\-]?key"
+        r"|(?:listing|media|member|office|openhouse|property|showing|teammember)key$",
         bare,
         re.I,
     ):
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
-        # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's
+        # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's;
+        # RESO's ListingKey, MediaKey, MemberKey: a real-estate record's id
     if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
         bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
@@ -1243,6 +1245,8 @@ def _at(
     if after is None:
         return
     position, syntax = after
+    if syntax == "" and line.endswith("=", 0, start):
+        return  # vault kv get -field=password ot/devices/gw: the word is an option's value, what follows another
     rest = line[position:]
     typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
