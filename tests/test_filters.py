@@ -1216,6 +1216,8 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("sync_state.json", '  "ListingKey": "ce0b30c648dc2dea58f11fa96938fa29",', False),
         ("sync_state.json", '  "SigningKey": "ce0b30c648dc2dea58f11fa96938fa29",', True),
         ("runbook.md", 'export MBGW_PW="$(vault kv get -field=password ot/devices/mbgw-07)"', False),
+        # lftp's flag that reads the password from the environment, before the URL
+        ("sftp-targets.md", 'lftp -u "$SLATE_SFTP_USER" --env-password sftp://ft.technolutions.net', False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(
