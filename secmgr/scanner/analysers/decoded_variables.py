@@ -32,7 +32,8 @@ DECODED_LITERAL = re.compile(
     rf"(?:{'|'.join(re.escape(call) for call in CALLS)})\s*\(\s*[\"']([A-Za-z0-9+/]{{12,}}={{0,2}})[\"']\s*\)",
     re.IGNORECASE,
 )
-WORDS = (*(call.split("(")[0] for call in CALLS), "buffer.from", "| base64")
+# (Android's and Dart's `base64.decode(` with its bracket: Python's `base64.decodebytes` is everywhere in code)
+WORDS = (*(call.split("(")[0] + ("(" if call == "base64.decode" else "") for call in CALLS), "buffer.from", "| base64")
 # Where the decoded value goes: a password, a token, a login, a PowerShell credential.
 USED_TO_LOG_IN = re.compile(
     r"pass|pwd|\bpw\b|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText", re.IGNORECASE
