@@ -1218,6 +1218,14 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("runbook.md", 'export MBGW_PW="$(vault kv get -field=password ot/devices/mbgw-07)"', False),
         # lftp's flag that reads the password from the environment, before the URL
         ("sftp-targets.md", 'lftp -u "$SLATE_SFTP_USER" --env-password sftp://ft.technolutions.net', False),
+        # Zendesk's web widget key (public, in every page's snippet); an Apple crash report's device id
+        (
+            "footer.html",
+            '<script src="https://static.zdassets.com/ekr/snippet.js?key=7833ffba-2101-40f5-905f-63cff8293ba3">',
+            False,
+        ),
+        ("crash.log", "CrashReporter Key:   09c48f451ca4b9d9cf9f23e2c4976d9245e48451", False),
+        ("keys.txt", "Signing Key:   09c48f451ca4b9d9cf9f23e2c4976d9245e48451", True),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

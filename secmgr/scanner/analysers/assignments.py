@@ -1197,6 +1197,8 @@ def _at(
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
     if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):
         return  # Synapse's old_signing_keys: a retired key's public half, kept published so old events verify
+    if name == "Key" and line.startswith("CrashReporter Key:", 0, end + 1):
+        return  # an Apple crash report's CrashReporter Key: the device's anonymous id, in every report it sends
     if CHECKSUM_BEFORE.search(line, 0, start):
         return  # checksum/secret: a Helm annotation, the digest of a manifest named after what it hashes
     if name.lower() == "signingkey" and path.lower().endswith(("gitconfig", ".git/config")):
