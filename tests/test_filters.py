@@ -1226,6 +1226,9 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ),
         ("crash.log", "CrashReporter Key:   09c48f451ca4b9d9cf9f23e2c4976d9245e48451", False),
         ("keys.txt", "Signing Key:   09c48f451ca4b9d9cf9f23e2c4976d9245e48451", True),
+        # OCaml's labelled arguments are code: an unquoted value there is a name
+        ("sigv4_test.ml", '    Sigv4.signing_key ~secret_key ~date:"20150830" ~region:"us-east-1"', False),
+        ("password.ml", "  match Argon2.verify ~encoded:stored ~pwd:password ~kind:Argon2.ID with", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

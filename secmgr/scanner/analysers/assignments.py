@@ -92,7 +92,7 @@ BOARD_PIN = re.compile(r"[\s\"':=]*[!^~]*(?:[A-Za-z_]\w*:\s*[!^~]*)?(?:GPIO|GP|I
 CODE_SUFFIXES = (
     ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".java", ".kt", ".kts", ".scala", ".rb", ".php",
     ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
-    ".gradle", ".groovy", ".nix",
+    ".gradle", ".groovy", ".nix", ".ml", ".mli", ".fs", ".fsi", ".fsx", ".hs",
 )  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 NOT_SECRET_NAME = re.compile(
