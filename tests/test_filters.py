@@ -1229,6 +1229,36 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # OCaml's labelled arguments are code: an unquoted value there is a name
         ("sigv4_test.ml", '    Sigv4.signing_key ~secret_key ~date:"20150830" ~region:"us-east-1"', False),
         ("password.ml", "  match Argon2.verify ~encoded:stored ~pwd:password ~kind:Argon2.ID with", False),
+        # a formula naming what goes into a header; the value given as a literal
+        ("sardine.md", "Sardine uses HTTP Basic auth: `base64(client_id:client_secret)`.", False),
+        ("sardine.md", "Sardine uses HTTP Basic auth: `Zk7Qp2Wx9Lr4Tn8Hd3Jf6Gs1Ya5Ue0O`.", True),
+        # a Kafka record's key in a topic dump; the same value given to a bare key elsewhere
+        (
+            "dlq.jsonl",
+            '{"topic": "risk.scores", "partition": 4, "offset": 55, "key": "dF9jMTE1ZWU4ZWJiYzk=", "value": "e30="}',
+            False,
+        ),
+        ("client.json", '{"name": "risk", "key": "Zk7Qp2Wx9Lr4Tn8Hd3Jf6Gs1Ya5Ue0O"}', True),
+        # Azure's built-in role ids under the role's name; a pipeline's filter of secret names
+        ("roles.bicep", "  keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'", False),
+        ("azure-pipelines.yml", "      SecretsFilter: 'sql-admin-password,grafana-admin-password'", False),
+        # a secret word after digits in a camel-case name (base64AuthInfo)
+        (
+            "deploy.ps1",
+            "$base64AuthInfo = 'ZGVwbG95LWJvdDpIVzlOdlp2bWVGNkZvTHNrc0hDYkp3UHlJTVBabkV2'",
+            True,
+        ),
+        # a base64 value at a YAML line's end (its `=` once read as a type's assignment)
+        ("values.yaml", "  password_b64: VkgwbkQya2MtJXY1RF9RN2Z0I2s=", True),
+        # CMake presets' environment macros; altool's keychain reference; a test's own signing key
+        ("CMakePresets.json", '        "AWS_SECRET_ACCESS_KEY": "$env{SCCACHE_AWS_SECRET_ACCESS_KEY}",', False),
+        ("CMakePresets.json", '        "AWS_SESSION_TOKEN": "$penv{AWS_SESSION_TOKEN}"', False),
+        ("upload.sh", '  -u "ios-release@acme.io" -p "@keychain:AC_PASSWORD"', False),
+        ("test_tokens.py", '    token = jwt.encode(claims, "unit-test-only", algorithm="HS256")', False),
+        ("tokens.py", '    token = jwt.encode(claims, "Kq7vW2zNm4-Lx9Tr", algorithm="HS256")', True),
+        # a container image pinned by digest; Square's record version
+        ("deploy.yaml", "  image: ghcr.io/acme/booking-api:1.14.2@sha256:" + "b860fabc3a549e1b" * 4, False),
+        ("payment.json", '  "version_token": "2SIxFuPv9lf6HbdGC29EnAEBxKfWmuYa3r8101xPj1WoIB"', False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

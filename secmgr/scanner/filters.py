@@ -45,6 +45,8 @@ TEMPLATE = re.compile(
     r"""|^\$encrypted\$$|^netconanRemoved\d+$"""  # AWX's and Tower's masks; netconan's anonymised secrets
     r"""|^\{[A-Za-z_][\w.]*\(\)\}$"""  # an f-string's call: {self.password.get_secret_value()}
     r"""|^[\w.\-]{1,60}\}\}$"""  # a `{{env:NAME}}` slot's end, cut at its colon (sftp://{{env:USER}}@host)
+    r"""|\$p?env\{[A-Za-z_]\w{0,80}\}"""  # CMake presets' environment macros: $env{AWS_SECRET_ACCESS_KEY}, $penv{X}
+    r"""|^@(?:keychain|env):[\w.\-]{1,80}$"""  # altool's and notarytool's references: -p "@keychain:AC_PASSWORD"
 )
 # "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
 # and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak, Finnish, Swedish,
@@ -65,6 +67,8 @@ STAND_INS_ABROAD = (
     "invullen", "eintragen", "remplir", "rellenar", "inserire", "preencher", "uzupelnij", "uzupełnij", "wpisz_",
     "wpisz-",
 )  # fmt: skip
+# Words saying a value is only for tests: "unit-test-only", a fixture's key (a stand-in, in any slot).
+TEST_ONLY = ("test-only", "test_only", "testonly", "unit-test", "unit_test")
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changethis", "change_this", "change-this", "pleasechange",
@@ -77,7 +81,7 @@ STAND_IN_WORDS = (
     "token_here", "key_here",
     "_here", "-here", "here", "todo", "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____",
     "lorem", "ipsum", "foobar", "test_key", "testkey", "testtoken", "test_token", "test-token", "test_secret",
-    "testsecret", "test-secret", "testpass", "test_pass", "testpwd", "secret123", "password123", "passw0rd",
+    "testsecret", "test-secret", "testpass", "test_pass", "testpwd", *TEST_ONLY, "secret123", "password123", "passw0rd",
     "abcdefgh", "bcdefghi", "cdefghij", "12345678", "23456789", "qwerty", "asdfgh", "zxcvbn", "none", "null",
     "undefined", "disabled", "empty", "unset", "notset", "not-set", "not_set", "not set", "n/a", "tbd",
     "sk_test_", "pk_test_", "rk_test_", "verylong", "deadbeef", "cafebabe", "123e4567-e89b", "00000000-0000",
@@ -499,7 +503,7 @@ NOT_REAL_WORDS = (
     "notreal", "not_real", "not-real", "notareal", "not_a_real", "not-a-real", "secret_here", "token_here", "key_here",
     "_here", "-here", "todo",
     "fixme", "xxxx", "****", "...", "\u2026", "####", "----", "____", "lorem", "ipsum", "undefined", "foobar",
-    "notset", "not-set", "not_set", "not set", *STAND_INS_ABROAD, "anonymous@",
+    "notset", "not-set", "not_set", "not set", *STAND_INS_ABROAD, "anonymous@", *TEST_ONLY,
 )  # fmt: skip
 NOT_REAL_SHORT = re.compile(r"(?<![A-Za-z0-9/+])(?i:tbd|none|null|fake|todo|n/a|here)(?![a-z0-9/+])")
 

@@ -48,7 +48,7 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
+    r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
@@ -108,7 +108,7 @@ NOT_SECRET_NAME = re.compile(
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
-    r"|verifier)$",
+    r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -128,7 +128,7 @@ ESRI_TOKEN = re.compile(r"[A-Za-z0-9_-]{60,}\.\.")  # ArcGIS tokens end in two d
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
 LINE_END_ESCAPES = re.compile(r"(?:\\[nrt])+$")
-QUOTES = "\"'`"
+QUOTES = ('"', "'", "`")  # a tuple: `"" in QUOTES` is False (a line's end is not a quote)
 # What makes a literal a piece of an expression; a conversion of the literal itself (`"…".getBytes()`) does not.
 CONTINUED = re.compile(
     r"\s*(?:\+|\.(?!(?:getBytes|toByteArray|toCharArray|encode|to_string|to_owned|into|as_bytes|utf8|freeze)\b)[A-Za-z_]"
@@ -240,6 +240,10 @@ SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*")
 AZURE_RESOURCE_TYPE = re.compile(r"[A-Z][A-Za-z]+(?:\.[A-Za-z]+)+/[\w/.-]+@\d{4}-\d{2}-\d{2}(?:-preview)?")
 # "[parameters('sendGridApiKey')]", "[in_Password]": an ARM template's expression, a Workflow (UiPath) argument
 BRACKETED_EXPRESSION = re.compile(r"\[(?:[a-z]\w*\(.*\)(?:\.\w+)*|[A-Za-z_]\w*(?:\.\w+)*)\]")
+# base64(client_id:client_secret), sha256(body + secret): a formula naming what goes into a value, not the value
+FORMULA = re.compile(r"[A-Za-z_][\w.]{1,30}\(\s*[A-Za-z_][\w.\-]{2,40}(?:\s*[:,+|]\s*[A-Za-z_][\w.\-]{2,40})+\s*\)")
+KEBAB_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")  # sql-admin-password, grafana_admin_password
+IMAGE_DIGEST = re.compile(r"[\w.\-]{0,128}@sha256:[0-9a-f]{64}")
 PACKAGE_AT_VERSION = re.compile(r"@?[A-Za-z][\w.\-/]*@v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")  # TypeformCLIAPI@2.4.1
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
 WINSCP_ENCRYPTED = re.compile(r"=(?!A3)[0-9A-F]{32,}\s*$")
@@ -294,6 +298,8 @@ FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
 ED25519_PUBLIC = re.compile(r"[\"']?\s*:\s*[\"']?[A-Za-z0-9+/]{43}[\"']?\s*$")  # `key: "<32 bytes, unpadded>"`
+# kcat's and Kafka Connect's dumps of a record: {"topic": …, "partition": 4, "offset": 5555281, "key": "…"}
+MESSAGE_RECORD = re.compile(r"[\"']partition[\"']\s*:\s*\d+\s*,.{0,80}[\"']offset[\"']\s*:\s*\d", re.IGNORECASE)
 KDF_ENTRY = re.compile(r"[\"']kdf\w{0,20}[\"']\s*:", re.IGNORECASE)  # "kdf": "scrypt", "kdfIterations": 600000
 TCL_SET = re.compile(r"[ \t]*set[ \t]+")  # Tcl's (expect's) assignment: `set pass "…"`
 ASSIGNMENT_SYNTAX = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+|ARG\s+|\$env:|-D|--?)?$", re.IGNORECASE)
@@ -496,7 +502,7 @@ def _kind(name: str) -> str | None:
     if ENCRYPTED_NAME.match(bare):
         return None  # encrypted_secret, encryptedPassword: ciphertext, of no use without its key
     if re.search(
-        r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation)[_.\-]?token"
+        r"(?:continuation|next|page|pagination|cursor|sync|marker|idempotency|echo|correlation|version)[_.\-]?token"
         r"|(?:idempotency|incident|dedup(?:lication)?|revision|commit|changeset)[_.\-]?key"
         r"|(?:listing|media|member|office|openhouse|property|showing|teammember)key$",
         bare,
@@ -504,7 +510,7 @@ def _kind(name: str) -> str | None:
     ):
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
         # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's;
-        # RESO's ListingKey, MediaKey, MemberKey: a real-estate record's id
+        # RESO's ListingKey, MediaKey, MemberKey: a real-estate record's id; Square's version_token: a record's version
     if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
         bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
     last = bare.rsplit(".", 1)[-1]
@@ -811,6 +817,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # r'(?=\s|#)': a regular expression, not a value
     if name.lower().endswith("sfdc.password") and re.fullmatch(r"(?:[0-9a-f]{2}){16,}", value):
         return None  # Salesforce Data Loader's password as its encrypt.sh writes it: ciphertext, opened by a key file
+    if FORMULA.fullmatch(value):
+        return None
+    if IMAGE_DIGEST.fullmatch(value):
+        return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name
     if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
         return None  # an expression that gives the value; an app's or a package's name and version
     if AZURE_RESOURCE_TYPE.fullmatch(value) or value.lower() in ("latest", "current", "previous"):
@@ -859,6 +869,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # usertoken123, r1.refreshtoken123, 0123secret: a stand-in saying what it stands for
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,60}(?:\s*,\s*[A-Z][A-Z0-9_]{2,60})+", value):
         return None  # "PUBLIC_POSTHOG_KEY,SITE_URL": a list of variables' names (Netlify's SECRETS_SCAN_OMIT_KEYS)
+    items = value.split(",") if "," in value and " " not in value.strip() else []
+    if len(items) >= 2 and all(KEBAB_NAME.fullmatch(item) and filters.wordy(item) for item in items):
+        return None  # 'sql-admin-password,grafana-admin-password': Key Vault secrets' names (SecretsFilter), listed
     if re.fullmatch(r"@[a-z][a-z0-9]*(?:-[a-z0-9]+)+", value):
         return None  # "@stripe-secret-key": a Vercel secret's name, filled in at deploy
     if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value) and not filters.random_letters(value[:-1]):
@@ -871,6 +884,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a public key in DER, base64; an OpenSSH public key's line, its spaces URL-encoded or not
     if value.removeprefix("Bearer ").startswith("eyJ") and _unsigned_token(value.removeprefix("Bearer ")):
         return None  # eyJhbGciOi....short.token, eyJ….eyJ….: a token's header with words or nothing for the rest
+    if value.startswith("LS0tLS1CRUdJTi"):
+        return None  # base64 of `-----BEGIN …`: a PEM block, judged by the key rules once decoded
     decoded = _decoded_text(value)
     if decoded is not None and (filters.is_placeholder(decoded) or len(decoded) < 4 or _stand_in_pair(decoded)):
         return None
@@ -1197,6 +1212,8 @@ def _at(
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
     if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):
         return  # Synapse's old_signing_keys: a retired key's public half, kept published so old events verify
+    if name == "key" and any(MESSAGE_RECORD.search(near) for near in lines[max(0, index - 8) : index + 1]):
+        return  # a Kafka record's key (the message's partitioning key: an id), in a dump of a topic
     if name == "Key" and line.startswith("CrashReporter Key:", 0, end + 1):
         return  # an Apple crash report's CrashReporter Key: the device's anonymous id, in every report it sends
     if CHECKSUM_BEFORE.search(line, 0, start):
