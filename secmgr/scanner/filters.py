@@ -29,7 +29,8 @@ TEMPLATE = re.compile(
     r"""|^@\{[\w.-]+:[\w.-]+\}$"""  # Telegraf's secret stores: @{store:key}
     r"""|\{env:[A-Za-z_]\w*(?::[^{}\n]{0,80})?\}"""  # tox's substitutions: {env:POSTGRES_PASSWORD}
     r"""|^@(?:\w+:)?(?:string|integer|raw|xml|array)/[\w.]+$"""  # an Android resource's reference: @string/maps_key
-    r"""|^(?:keyring|keychain|secret-tool|pass|gopass|bw|lpass|cmd|file):(?=[\w.@\-]*/)[\w.@/\-]{3,120}$"""  # stores
+    # a secret store's or a password manager's path: keychain:ci/deploy, pass:infra/db, file:/run/secrets/x
+    r"""|^(?:keyring|keychain|secret-tool|pass|gopass|bw|lpass|cmd|file):(?=[\w.@\-]*/)[\w.@/\-]{3,120}$"""
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%

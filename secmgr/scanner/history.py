@@ -269,8 +269,7 @@ def _worker_count() -> int:
     the child for good; the server's scans run in threads, and scan in the thread). Otherwise 1."""
     if not sys.platform.startswith("linux") or threading.active_count() != 1:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return min(cores, MAX_WORKERS)
+    return min(len(os.sched_getaffinity(0)), MAX_WORKERS)  # (Linux has it: checked above)
 
 
 def _read_head(stream: IO[bytes], size: int) -> bytes:
