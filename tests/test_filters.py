@@ -1259,6 +1259,13 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a container image pinned by digest; Square's record version
         ("deploy.yaml", "  image: ghcr.io/acme/booking-api:1.14.2@sha256:" + "b860fabc3a549e1b" * 4, False),
         ("payment.json", '  "version_token": "2SIxFuPv9lf6HbdGC29EnAEBxKfWmuYa3r8101xPj1WoIB"', False),
+        # Erlang's macro given a binary literal; Elixir's decoding call with its bang
+        ("src/ingest.erl", '-define(INGEST_TOKEN, <<"BscOICl4f7clNuOAxCzufotkzFzCar0QwZUcbVpr">>).', True),
+        ("src/ingest.erl", '-define(TOKEN_HEADER, <<"x-ingest-token">>).', False),
+        ("config/staging.exs", '  password: Base.decode64!("VW9QdkZ5OFRmSjZlUVBfRk4yUk4="),', True),
+        # a Group Policy preference's registry key, a path in words
+        ("Registry.xml", r'<Properties key="Control Panel\Desktop" name="Wallpaper"/>', False),
+        ("app.ini", r"password = Zq7vW2zNm4\Lx9TrKp8", True),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

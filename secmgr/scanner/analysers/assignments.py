@@ -243,6 +243,7 @@ BRACKETED_EXPRESSION = re.compile(r"\[(?:[a-z]\w*\(.*\)(?:\.\w+)*|[A-Za-z_]\w*(?
 # base64(client_id:client_secret), sha256(body + secret): a formula naming what goes into a value, not the value
 FORMULA = re.compile(r"[A-Za-z_][\w.]{1,30}\(\s*[A-Za-z_][\w.\-]{2,40}(?:\s*[:,+|]\s*[A-Za-z_][\w.\-]{2,40})+\s*\)")
 KEBAB_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")  # sql-admin-password, grafana_admin_password
+REGISTRY_KEY_PATH = re.compile(r"(?:HK[A-Z_]{2,20}\\)?[A-Za-z][\w .-]{0,60}(?:\\[A-Za-z][\w .{}-]{0,60})+")
 IMAGE_DIGEST = re.compile(r"[\w.\-]{0,128}@sha256:[0-9a-f]{64}")
 PACKAGE_AT_VERSION = re.compile(r"@?[A-Za-z][\w.\-/]*@v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")  # TypeformCLIAPI@2.4.1
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
@@ -296,6 +297,7 @@ PRODUCT_KEY = re.compile(f"{_PRODUCT_KEY_GROUP}(?:-{_PRODUCT_KEY_GROUP}){{4}}") 
 FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
+ERLANG_DEFINE = re.compile(r"\s*-define\(\s*")
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
 ED25519_PUBLIC = re.compile(r"[\"']?\s*:\s*[\"']?[A-Za-z0-9+/]{43}[\"']?\s*$")  # `key: "<32 bytes, unpadded>"`
 # kcat's and Kafka Connect's dumps of a record: {"topic": …, "partition": 4, "offset": 5555281, "key": "…"}
@@ -642,8 +644,10 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
             return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
-        if TUPLE_KEY.search(line, max(0, start - 4), start) and line[found.end() :].lstrip("<")[:1] in QUOTES:
-            return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value
+        keyed = TUPLE_KEY.search(line, max(0, start - 4), start) or ERLANG_DEFINE.fullmatch(line, 0, start)
+        if keyed and line[found.end() :].lstrip(" <")[:1] in QUOTES:
+            return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value;
+            # Erlang's -define(INGEST_TOKEN, <<"…">>): a macro and its value
         if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
             return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
         return (found.end(), "argument") if quoted_name else None
@@ -819,6 +823,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # Salesforce Data Loader's password as its encrypt.sh writes it: ciphertext, opened by a key file
     if FORMULA.fullmatch(value):
         return None
+    if REGISTRY_KEY_PATH.fullmatch(value) and filters.wordy(value.replace("\\", " ")):
+        return None  # key="Control Panel\Desktop": a registry key's path (Group Policy preferences), in words
     if IMAGE_DIGEST.fullmatch(value):
         return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name
     if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
@@ -979,7 +985,7 @@ _DECODER = (
 DECODING_CALL = re.compile(
     rf"[\"']?(?:\{{\{{\s*)?(?:new\s+String\s*\(\s*|\[System\.Text\.Encoding\]::\w+\.GetString\(\s*"
     rf"|(?:System\.)?(?:Text\.)?Encoding\.\w+\.GetString\(\s*|(?:string|rawToChar)\(\s*)?"
-    rf"(?:{_DECODER}\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
+    rf"(?:{_DECODER}!?\s*\(\s*[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']"
     rf"|(?:buffer\.from\s*\(\s*)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*(?:,\s*[\"']base64[\"']\s*\)|\|\s*b64decode)"
     rf"|\$\(\s*echo\s+(?:-n\s+)?[\"']([A-Za-z0-9+/]{{8,}}={{0,2}})[\"']\s*\|\s*base64\s+(?:-d|-D|--decode)\s*\))",
     re.IGNORECASE,
