@@ -1266,6 +1266,21 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a Group Policy preference's registry key, a path in words
         ("Registry.xml", r'<Properties key="Control Panel\Desktop" name="Wallpaper"/>', False),
         ("app.ini", r"password = Zq7vW2zNm4\Lx9TrKp8", True),
+        # PHP's serialize() (WordPress's options), as written and inside a dump's escaped string
+        ("options.txt", 'a:1:{s:13:"client_secret";s:24:"EKq7vW2zNm4Lx9TrKp8HdZn2";}', True),
+        ("dump.sql", "(48,'ppcp','a:1:{s:13:\\\"client_secret\\\";s:24:\\\"EKq7vW2zNm4Lx9TrKp8HdZn2\\\";}')", True),
+        ("options.txt", 'a:1:{s:15:"password_length";s:2:"12";}', False),
+        # C#'s auto-property given its initial value
+        (
+            "QboOptions.cs",
+            'public string ClientSecret { get; init; } = "Zn27lPE6CkWK0nF1EqITs7AEiERSPzwqMe0GRc2E";',
+            True,
+        ),
+        (
+            "QboOptions.cs",
+            'public string ClientSecret { get; set; } = Environment.GetEnvironmentVariable("QBO");',
+            False,
+        ),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

@@ -295,6 +295,10 @@ REGISTRY_DPAPI = re.compile(r"[\"']?\s*=\s*hex(?:\([0-9a-f]\))?:01,00,00,00,d0,8
 _PRODUCT_KEY_GROUP = "[BCDFGHJKMNPQRTVWXY2346789]{5}"
 PRODUCT_KEY = re.compile(f"{_PRODUCT_KEY_GROUP}(?:-{_PRODUCT_KEY_GROUP}){{4}}")  # Windows' 25-character product keys
 FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
+AUTO_PROPERTY = re.compile(
+    r"\s*\{\s*(?:(?:public|private|protected|internal)\s+)?(?:get|set|init)\s*;[^{}\n]{0,60}\}\s*=(?![=>])\s*"
+)
+PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 ERLANG_DEFINE = re.compile(r"\s*-define\(\s*")
@@ -342,6 +346,8 @@ def _gate() -> LineGate:
                 f"[\"']{space}*,{space}*[\"']value[\"']{space}*:",
                 f"[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
                 f"[\"']\\){space}*={space}*{quoted}",
+                f"{space}*\\{{[^{{}}\\n]{{1,60}}\\}}{space}*={space}*{quoted}",  # C#'s auto-property (AUTO_PROPERTY)
+                f'\\\\*";s:[0-9]{{1,5}}:{quoted}',  # PHP's serialize() (PHP_SERIALIZED), in a dump's string too
                 f"{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
                 f"[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
                 f"[\"'][^\"'\\n]{{6}}",
@@ -357,7 +363,7 @@ def _gate() -> LineGate:
             f"[\"']kdf[0-9a-z_]{{0,20}}[\"']{space}*:",  # a KDF's parameters: the salt near them is public (KDF_ENTRY)
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
-            f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode){space}*\\({space}*[\"']",
+            f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode)!?{space}*\\({space}*[\"']",  # (Elixir's decode64!)
             f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode"
             f"|\\|{space}*base64{space}+-)",
         ),
@@ -623,6 +629,12 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     declared = DECLARED.match(line, position)
     if declared is not None:
         return declared.end(), "="
+    serialized = PHP_SERIALIZED.match(line, position) if line[end : end + 1] == '"' else None
+    if serialized is not None:
+        return serialized.end(), "="  # PHP's serialize(): s:13:"client_secret";s:80:"…" (WordPress's options)
+    accessors = AUTO_PROPERTY.match(line, position)
+    if accessors is not None:
+        return accessors.end(), "="  # C#'s `string ClientSecret { get; init; } = "…"`: a property's initial value
     slash = re.match(r"\s*/\s*(?=')", line[position:]) if FORTRAN_DATA.match(line, 0, start) else None
     if slash is not None:
         return position + slash.end(), "="
@@ -1070,7 +1082,7 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
     or the next (`<string>…</string>`, `<value>…</value>`); an element named by its `name` or `key` attribute and
     its `<value>` child (.NET settings)."""
     line = lines[index]
-    tag = XML_TAG_REST.match(line, end + 1) if line[end : end + 1] in "\"'" else None
+    tag = XML_TAG_REST.match(line, end + 1) if line[end : end + 1] in ('"', "'") else None
     if tag is not None and XML_NAME_ATTRIBUTE.search(line, 0, start):
         # <setting name="ApiKey" serializeAs="String"> / <value>…</value>
         beside = XML_VALUE_CHILD.match(line, tag.end())
@@ -1244,7 +1256,7 @@ def _at(
         if confidence:
             yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
         return
-    attribute = XML_VALUE.match(line, end + 1) if line[end : end + 1] in "\"'" else None
+    attribute = XML_VALUE.match(line, end + 1) if line[end : end + 1] in ('"', "'") else None
     if attribute is not None:
         value = attribute.group(2)
         confidence = _acceptable(name, kind, value, True, False)
