@@ -1270,6 +1270,18 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("options.txt", 'a:1:{s:13:"client_secret";s:24:"EKq7vW2zNm4Lx9TrKp8HdZn2";}', True),
         ("dump.sql", "(48,'ppcp','a:1:{s:13:\\\"client_secret\\\";s:24:\\\"EKq7vW2zNm4Lx9TrKp8HdZn2\\\";}')", True),
         ("options.txt", 'a:1:{s:15:"password_length";s:2:"12";}', False),
+        # flyctl's table of secrets' names and digests; the same row without the table's header
+        (
+            "DEPLOYMENT.md",
+            "NAME        DIGEST            CREATED\nJWT_SECRET  e72a4c0d9b13f586  2024-04-18T16:40:27Z",
+            False,
+        ),
+        ("notes.md", "JWT_SECRET  e72a4c0d9b13f586  2024-04-18T16:40:27Z", True),
+        # a login in notes: a user then `pass` (a word alone is English), a dotted password that is no name
+        ("handover.md", "- FTP drop box: user `jobdrop`, pass `Coroplast!kestrel495oU`", True),
+        ("handover.md", "Pass `--full-trace` to see the whole stack.", False),
+        ("handover.md", "- RIP admin: `onyxadmin` / `ZowNTcl.BNLqP5`", True),
+        ("Exporter.pod", "    Perl6::Export / Perl6::Export::Attrs", False),
         # C#'s auto-property given its initial value
         (
             "QboOptions.cs",

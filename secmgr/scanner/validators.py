@@ -198,8 +198,9 @@ def typed_password(secret: str) -> str | None:
     as prose's `and / or` and a path's parts never do; what stands in is dropped."""
     if len(secret) < 10 or filters.character_classes(secret) < 4 or filters.slot_signal(secret) is not None:
         return None
-    if filters.wordy(secret) or re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret):
-        return None  # Perl6::Export::Attrs, os.path.join: names, not a password
+    dotted = re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret)
+    if filters.wordy(secret) or dotted and not re.search(r"[a-z][A-Z]{2}|[A-Z]{3}[a-z]", secret):
+        return None  # Perl6::Export::Attrs, os.path.join: names, not a password (ZowNTcl.BNLqP5 is no name)
     return "medium"
 
 

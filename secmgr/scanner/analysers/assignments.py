@@ -299,6 +299,8 @@ AUTO_PROPERTY = re.compile(
     r"\s*\{\s*(?:(?:public|private|protected|internal)\s+)?(?:get|set|init)\s*;[^{}\n]{0,60}\}\s*=(?![=>])\s*"
 )
 PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
+USER_BEFORE = re.compile(r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?[ \t]*$", re.I)
+DIGEST_LISTING = re.compile(r"\s*(?:\$\s+)?NAME\s+DIGEST\b")  # flyctl's table of secrets: names and digests
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 ERLANG_DEFINE = re.compile(r"\s*-define\(\s*")
@@ -1284,6 +1286,8 @@ def _at(
     position, syntax = after
     if syntax == "" and line.endswith("=", 0, start):
         return  # vault kv get -field=password ot/devices/gw: the word is an option's value, what follows another
+    if syntax == "" and any(DIGEST_LISTING.match(near) for near in lines[max(0, index - 40) : index]):
+        return  # `fly secrets list`: NAME, DIGEST, CREATED AT: each secret's name and a digest of it, never its value
     rest = line[position:]
     typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
@@ -1341,7 +1345,8 @@ def _at(
     )
     spaced = syntax == "" and not netrc
     tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
-    word = WEAK.fullmatch(name) and (name.islower() or name.istitle())
+    paired = USER_BEFORE.search(line, 0, start) is not None  # user `jobdrop`, pass `…`: a login, written out
+    word = WEAK.fullmatch(name) and (name.islower() or name.istitle()) and not paired
     if spaced and quoted and HCL_BLOCK.match(line):
         return  # resource "random_password" "tunnel1_psk" {: a block's type and name, not a value
     if (spaced or syntax in ("is", "was", "will be")) and word and not tcl_set:
