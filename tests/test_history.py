@@ -464,7 +464,7 @@ def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, 
 def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both_modes(tmp_path: Path) -> None:
     """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
     further down or given a decoded literal used further down, a heredoc after a secret's name, a KDF's parameters
-    beside a salt, a retired key's section) or on escapes that hide the `=` see the
+    beside a salt, a retired key's section, a listing's header of digests) or on escapes that hide the `=` see the
     same lines in history as in a directory, on both paths."""
     repo = new_repo(tmp_path)
     files = {
@@ -485,6 +485,11 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "keys/restic.json": '{\n  "kdf": "scrypt",\n  "N": 32768,\n  "salt": "K6N1pqmZ/Mb/f8reqBl1BqQxzaHThi8b"\n}\n',
         "conf/homeserver.yaml": (
             'old_signing_keys:\n  "ed25519:a_Rb7q":\n    key: "HR55F1v/WdNqMODuf56t3Y280SYDuSHkJHTnMqm+6YY"\n'
+        ),
+        "docs/DEPLOY.md": (
+            "$ fly secrets list\nNAME          DIGEST            CREATED AT\n"
+            "APNS_KEY_ID   3c1f0a9e7b2d4c18  2024-05-02T09:14:11Z\n"
+            "JWT_SECRET    e72a4c0d9b13f586  2024-04-18T16:40:27Z\n"
         ),
     }
     commit(repo, files, "readings")

@@ -448,6 +448,8 @@ class _HeredocAfterName:
 
 
 READS_BELOW["assignment"] = (
+    # flyctl's `NAME  DIGEST  CREATED AT` header: the rows below it are names and digests (DIGEST_LISTING)
+    (b"digest", re.compile(rb"^[ \t]*(?:\$[ \t]+)?name[ \t]+digest\b", re.MULTILINE), lambda path: True),
     # `- name: DB_PASSWORD` at a line's end: its value is on the line below (see NAME_ENTRY).
     (b"name", re.compile(_NAME_ENTRY_END, re.MULTILINE), lambda path: True),
     (b"name", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
