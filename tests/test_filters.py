@@ -1282,6 +1282,27 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("handover.md", "Pass `--full-trace` to see the whole stack.", False),
         ("handover.md", "- RIP admin: `onyxadmin` / `ZowNTcl.BNLqP5`", True),
         ("Exporter.pod", "    Perl6::Export / Perl6::Export::Attrs", False),
+        # anonymous FTP's e-mail password; RabbitMQ's documented default; Azurite's published key in a connection
+        ("refs.sh", 'wget "ftp://anonymous:seq%40genomics.example.org@ftp.ensembl.org/pub/"', False),
+        ("compose.yml", "      RABBITMQ_DEFAULT_PASS: ${RABBITMQ_PASS:-guest}", False),
+        (
+            "local.settings.json",
+            '"AzureWebJobsStorage": "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey='
+            'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;"',
+            False,
+        ),
+        # a header's name read from a shell variable; a test's own password; a commit's id named in the sentence
+        ("README.md", 'curl -H "apikey: $APIKEY" https://api.lumenpay.example/v1/merchants', False),
+        ("auth_test.dart", "  await repo.signIn(email: 'a@b.co', password: 'pw-from-test');", False),
+        ("incident.md", "The commit that rotated the key: `5e36efce08a5779bfaefa4ee3d1a391f3bb26ee0`.", False),
+        ("incident.md", "The new key: `5e36efce08a5779bfaefa4ee3d1a391f3bb26ee0`.", True),
+        # Consul's KV export: a path for the key, its flags, then the value in base64
+        (
+            "kv.json",
+            '  {\n    "key": "edge/upstreams/billing/basic_auth_password",\n    "flags": 0,\n'
+            '    "value": "d2E3UWI2LVRqRDUrZ1N0YTBNVT0="\n  },',
+            True,
+        ),
         # C#'s auto-property given its initial value
         (
             "QboOptions.cs",

@@ -68,8 +68,9 @@ STAND_INS_ABROAD = (
     "invullen", "eintragen", "remplir", "rellenar", "inserire", "preencher", "uzupelnij", "uzupełnij", "wpisz_",
     "wpisz-",
 )  # fmt: skip
-# Words saying a value is only for tests: "unit-test-only", a fixture's key (a stand-in, in any slot).
-TEST_ONLY = ("test-only", "test_only", "testonly", "unit-test", "unit_test")
+# Words saying a value is only for tests: "unit-test-only", "pw-from-test" (a stand-in, in any slot).
+TEST_ONLY = ("test-only", "test_only", "testonly", "unit-test", "unit_test", "from-test", "from_test", "for-test",
+             "for_test")  # fmt: skip
 # Words that make a value an example or a stand-in (checked case-insensitively, inside the value).
 STAND_IN_WORDS = (
     "example", "changeme", "change_me", "change-me", "changethis", "change_this", "change-this", "pleasechange",
@@ -115,6 +116,7 @@ PUBLISHED_EXAMPLES = frozenset(
         "pass_good",  # Plaid's sandbox test user's password (user_good), documented for every developer
         "jbswy3dpehpk3pxp",  # the one-time password seed of Google Authenticator's documentation
         "minioadmin",  # MinIO's documented default user and password
+        "guest",  # RabbitMQ's documented default user and password (guest/guest, accepted from localhost only)
         "abcd-efgh-ijkl-mnop",  # Apple's (and fastlane's) example of an app-specific password's shape
         "b5a79aad-d822-46cc-80d1-819f80d7bfb0",  # the HTTP Event Collector token of Splunk's documentation
         "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # the API key of Mailgun's documentation
@@ -336,11 +338,13 @@ def cjk_words(value: str) -> bool:
     return len(CJK.findall(value)) >= 2 and not re.search(r"[A-Za-z0-9]", value)
 
 
-# The account keys Azurite (devstoreaccount1) and the Cosmos DB emulator document for everyone's local use.
+# The account keys Azurite (devstoreaccount1) and the Cosmos DB emulator document for everyone's local use, known by
+# their first 64 characters (384 bits: never shared by chance), however a copy ends.
 EMULATOR_KEYS = (
-    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFMTUtUl2ZCJOmStOBSJMh",
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw",
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
 )
+EMULATOR_KEY_STARTS = tuple(key[:64] for key in EMULATOR_KEYS)
 
 
 def is_placeholder(value: str) -> bool:
@@ -432,7 +436,7 @@ def _published_or_templated(value: str, lowered: str) -> bool:
         return True
     if NAMES_JOINED.fullmatch(value) and any(PART_NAME.fullmatch(part) for part in re.split(PART_SEPARATOR, value)):
         return True  # USER@REALM!TOKENID=UUID: documentation naming each part of a value, not the value
-    if "EXAMPLE" in value or value.startswith(EMULATOR_KEYS):
+    if "EXAMPLE" in value or value.startswith(EMULATOR_KEY_STARTS):
         return True  # AWS documentation's keys and tokens, however long (never by chance in base64); the storage and
         # Cosmos DB emulators' keys, the same in every copy Microsoft ships
     # a long value is judged by words said over and over, not once: EXAMPLEEXAMPLE...

@@ -198,12 +198,15 @@ ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string ins
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
 NAME_ENTRY = re.compile(
-    r"(?:^|[\s{,\[-])[\"']?(?:(?:Parameter|Option)?(?:Name|Key)|name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])$"
-)  # (`key`: Postman's; `=`: HCL; CloudFormation's ParameterKey, Elastic Beanstalk's OptionName, AWS's Name/Value)
+    r"(?:^|[\s{,\[-])[\"']?(?:(?:Parameter|Option)?(?:Name|Key)|name|key)[\"']?\s*(?::\s*[\"']?|=\s*[\"'])"
+    r"(?:[\w.\-]{1,60}/){0,12}$"
+)  # (`key`: Postman's, Consul's KV export's path; `=`: HCL; CloudFormation's ParameterKey, Elastic Beanstalk's
+# OptionName, AWS's Name/Value)
 VALUE_ENTRY = re.compile(r"^\s*(?:-\s*)?[\"']?(?:(?:Parameter|Option)?Value|value)[\"']?\s*[:=]\s*(?=\S)")
-# What may stand between a name entry and its value: the entry's description (OpenShift templates' parameters).
+# What may stand between a name entry and its value: the entry's description (OpenShift templates' parameters),
+# Consul's flags.
 DESCRIBING_ENTRY = re.compile(
-    r"^\s*[\"']?(?:displayName|description|required|type|label|title|help|hint)[\"']?\s*[:=]", re.IGNORECASE
+    r"^\s*[\"']?(?:displayName|description|required|type|label|title|help|hint|flags)[\"']?\s*[:=]", re.IGNORECASE
 )
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"'](?:(?:Parameter|Option)?Value|value)[\"']\s*:\s*(?=\S)")
 XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
@@ -300,6 +303,7 @@ AUTO_PROPERTY = re.compile(
 )
 PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
 USER_BEFORE = re.compile(r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?[ \t]*$", re.I)
+COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 DIGEST_LISTING = re.compile(r"\s*(?:\$\s+)?NAME\s+DIGEST\b")  # flyctl's table of secrets: names and digests
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
@@ -377,7 +381,7 @@ def _gate() -> LineGate:
                 f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
             ),
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
-            f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$\\-]*{name}[\"']?,?{space}*$",
+            f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$/\\-]*{name}[\"']?,?{space}*$",
         ),
         counts_elsewhere=lambda path: not path.lower().endswith(CODE_SUFFIXES),
         reaching=(
@@ -406,7 +410,9 @@ _NAMED = rb"[\w.$\-]*(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"
 _WORD_THEN_NAME = rb"(?:" + "|".join(SECRET_WORDS).encode() + rb")[\w.$\-]*"  # (a search finds the word anywhere)
 _NAME_ENTRY_END = rb"name[\"']?[ \t]*:[ \t]*[\"']?" + _NAMED + rb"[\"']?[ \t\r]*$"
 # The same outside code: Postman's `"key": "password",`, HCL's `name = "…Password"`.
-_ENTRY_END_ELSEWHERE = rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])" + _NAMED + rb"[\"']?,?[ \t\r]*$"
+_ENTRY_END_ELSEWHERE = (
+    rb"(?:name|key)[\"']?[ \t]*(?::[ \t]*[\"']?|=[ \t]*[\"'])(?:[\w.\-]{1,60}/){0,12}" + _NAMED + rb"[\"']?,?[ \t\r]*$"
+)  # (a path before the name: Consul's KV export, `"key": "app/db/password"`)
 _NAMED_ELEMENT_END = rb"(?:name|key)=\"[\w .$-]{0,40}?" + _WORD_THEN_NAME + rb"\"[^<>\n]{0,200}>[ \t\r]*$"
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
 
@@ -1321,6 +1327,8 @@ def _at(
     if found is None:
         return
     at, value, quoted = found
+    if COMMIT_SHA.fullmatch(value.strip("`")) and re.search(r"\bcommit\b", line[:start], re.IGNORECASE):
+        return  # "the commit that rotated the key: `5e36efce…`": a commit's id, named as one in the sentence
     typed = OTOPI_TYPE.match(value) if not quoted else None
     if typed is not None:
         at, value = at + typed.end(), value[typed.end() :]  # OVESETUP_DB/password=str:…: oVirt's answer file's type
