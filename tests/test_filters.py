@@ -1303,6 +1303,11 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             '    "value": "d2E3UWI2LVRqRDUrZ1N0YTBNVT0="\n  },',
             True,
         ),
+        # Perl: Moose's attribute default, MIME::Base64's decode_base64, a passphrase scheme named by its RFC
+        ("lib/SMS/Twilio.pm", "has auth_token  => (is => 'ro', default => 'cea53438ca5656969b6cb313288bb7d6');", True),
+        ("lib/SMS/Twilio.pm", "has auth_token  => (is => 'ro', default => sub { $ENV{TWILIO_AUTH_TOKEN} });", False),
+        ("lib/DB/Legacy.pm", "    pass => decode_base64('QnJhY2tlbi1Sb29rZXJ5Mjc='),", True),
+        ("lib/Schema/AdminUser.pm", "        passphrase       => 'rfc2307',", False),
         # C#'s auto-property given its initial value
         (
             "QboOptions.cs",

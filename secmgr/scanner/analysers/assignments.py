@@ -258,7 +258,11 @@ KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})"
 VALUE_OBJECT = re.compile(r"^\s*\{\s*$")  # `"adminPassword": {` then `"value": "…"` (ARM parameters)
 WORD_DIGITS_DOT = re.compile(r"(?=[^.]*[A-Z])(?=[^.]*[a-z])[^\s.]*\d\.")  # Galaxy2022., timberPine14.
 # The names of the calls that decode base64 (DECODING_CALL, and the gate's loosened form of it).
-DECODERS = ("b64decode", "base64decode", "base64_decode", "frombase64string", "decodestring", "decode64", "atob")
+DECODERS = (
+    "b64decode", "base64decode", "base64_decode", "decode_base64", "frombase64string", "decodestring", "decode64",
+    "atob",
+)  # fmt: skip
+# (decode_base64: Perl's MIME::Base64, OpenResty's ngx.decode_base64)
 LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
 SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
@@ -301,6 +305,8 @@ FORM_SUFFIXES = (".dfm", ".fmx", ".lfm")  # Delphi's and Lazarus' form resources
 AUTO_PROPERTY = re.compile(
     r"\s*\{\s*(?:(?:public|private|protected|internal)\s+)?(?:get|set|init)\s*;[^{}\n]{0,60}\}\s*=(?![=>])\s*"
 )
+MOOSE_HAS = re.compile(r"\s*has\s+['\"]?$")
+MOOSE_DEFAULT = re.compile(r"['\"]?\s*=>\s*\([^()\n]{0,60}?\bdefault\s*=>\s*(?=['\"])")
 PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
 USER_BEFORE = re.compile(r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?[ \t]*$", re.I)
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -354,6 +360,8 @@ def _gate() -> LineGate:
                 f"[\"']\\){space}*={space}*{quoted}",
                 f"{space}*\\{{[^{{}}\\n]{{1,60}}\\}}{space}*={space}*{quoted}",  # C#'s auto-property (AUTO_PROPERTY)
                 f'\\\\*";s:[0-9]{{1,5}}:{quoted}',  # PHP's serialize() (PHP_SERIALIZED), in a dump's string too
+                # Moose's attribute default (MOOSE_DEFAULT)
+                f"{closing}{space}*=>{space}*\\([^()\\n]{{0,60}}default{space}*=>{space}*{quoted}",
                 f"{closing}{space}*(?::=|=>|=){space}*$",  # the value is a literal on the line below
                 f"[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
                 f"[\"'][^\"'\\n]{{6}}",
@@ -639,6 +647,9 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     declared = DECLARED.match(line, position)
     if declared is not None:
         return declared.end(), "="
+    attribute = MOOSE_DEFAULT.match(line, position) if MOOSE_HAS.match(line, 0, start) else None
+    if attribute is not None:
+        return attribute.end(), "="  # Moose's and Moo's `has auth_token => (is => 'ro', default => '…')`
     serialized = PHP_SERIALIZED.match(line, position) if line[end : end + 1] == '"' else None
     if serialized is not None:
         return serialized.end(), "="  # PHP's serialize(): s:13:"client_secret";s:80:"…" (WordPress's options)
@@ -847,6 +858,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if REGISTRY_KEY_PATH.fullmatch(value) and filters.wordy(value.replace("\\", " ")):
         return None  # key="Control Panel\Desktop": a registry key's path (Group Policy preferences), in words
+    if re.fullmatch(r"(?i)rfc[-_ ]?\d{3,4}", value):
+        return None  # passphrase => 'rfc2307': a scheme named by its RFC (DBIx::Class::PassphraseColumn's)
     if IMAGE_DIGEST.fullmatch(value):
         return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name
     if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
