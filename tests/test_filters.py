@@ -1308,6 +1308,11 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("lib/SMS/Twilio.pm", "has auth_token  => (is => 'ro', default => sub { $ENV{TWILIO_AUTH_TOKEN} });", False),
         ("lib/DB/Legacy.pm", "    pass => decode_base64('QnJhY2tlbi1Sb29rZXJ5Mjc='),", True),
         ("lib/Schema/AdminUser.pm", "        passphrase       => 'rfc2307',", False),
+        # a random value with an underscore is no pair of words (GA4's API secret); a Clojure keyword's value in base64
+        ("forwarder.py", 'API_SECRET = "hgQz_czcqlwAmyZOigjMTT"', True),
+        ("forwarder.py", 'API_SECRET_NAME = "latchstrings_and_things"', False),
+        ("mail.edn", '{:host "smtp.example.net" :pass-b64 "c3NxVFNfay51WmJ3THFndypj"}', True),
+        ("mail.edn", "{:pass-through true}", False),
         # C#'s auto-property given its initial value
         (
             "QboOptions.cs",

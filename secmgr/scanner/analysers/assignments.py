@@ -48,7 +48,8 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<>]|(?-i:(?<=[a-z0-9])(?=[A-Z])))(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
+    r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z])))"  # (`{:pass …}`: a Clojure keyword)
+    r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
