@@ -1324,6 +1324,38 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             'public string ClientSecret { get; set; } = Environment.GetEnvironmentVariable("QBO");',
             False,
         ),
+        # a random value with a hyphen is no pair of words (written as words are: Jeton d'accès, Clé API)
+        ("ga4.sh", 'API_SECRET="azPS-WroACQtgYBWovhZkO"', True),
+        ("strings.json", '  "api_token": "Jeton d\'accès",', False),
+        # a table of where a secret store keeps each secret: paths of words, not the secrets
+        (
+            "README.md",
+            "| What | Where | Rotated |\n|---|---|---|\n"
+            "| Meta system user token | `cl/meta/system-user-token` | yearly |",
+            False,
+        ),
+        (
+            "README.md",
+            "| What | Where | Rotated |\n|---|---|---|\n| Meta system user token | `Zq7vW2zNm4Lx9TrKp8Hd` | yearly |",
+            True,
+        ),
+        # a helper named decode around a base64 literal; Python's bytes.decode of an encoding's name
+        ("mailer.config.js", "      pass: decode('bmltYnVzLnBlYmJsZSUwMDI='),", True),
+        ("mailer.py", '    password = raw.decode("surrogateescape")', False),
+        # Rust's hex! macro around a key's hex, after a typed constant's type
+        (
+            "session.rs",
+            'const SESSION_KEY: [u8; 32] = hex!("f89c67022bb20e4821f32421e4cc0251bee752416558764609092a03785da087");',
+            True,
+        ),
+        ("session.rs", "const SESSION_KEY_LEN: usize = 64;", False),
+        # an option naming a key's file; a password manager's passphrase in notes; a word-dot-word password
+        ("slurmdbd.conf", "AuthAltParameters=jwt_key=/var/spool/slurm/statesave/jwt_hs256.key", False),
+        ("slurmdbd.conf", "AuthAltParameters=jwt_key=Zq7vW2zNm4Lx9TrKp8Hd", True),
+        ("README.md", "* Pi-hole web UI: http://192.168.50.3/admin - password `Fjord-lagoon-gravel329`", True),
+        ("README.md", "Open the password `Reset-password-flow12` page.", False),
+        ("README.md", "* Nextcloud admin user `ncadmin` / `vortex.Clover30`", True),
+        ("README.md", "Convert it with admin / System.Int32 casts.", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

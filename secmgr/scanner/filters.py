@@ -739,7 +739,7 @@ def prose(value: str) -> bool:
         return True
     if FILE_PATH.fullmatch(value):
         return True  # settings.py, static/chunks/pages/login-2401a219.js: a file's name or relative path
-    return _path(value)
+    return is_path(value)
 
 
 # The parts a mixed-case run of letters falls into as camelCase and acronyms are read: words (get, User, HTTPS)
@@ -783,13 +783,13 @@ def wordy(value: str) -> bool:
         return True  # prose
     if FILE_PATH.fullmatch(value):
         return True  # a file's name or relative path
-    return _path(value)
+    return is_path(value)
 
 
 _RANDOM_RUN = re.compile(r"(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*[0-9])[A-Za-z0-9+=_-]{20,}")
 
 
-def _path(value: str) -> bool:
+def is_path(value: str) -> bool:
     """An absolute, Windows or home path; not base64 that happens to start with `/` (a Confluent secret may), whose
     "segments" are long runs mixing both cases and digits."""
     if not re.fullmatch(r"(?:/[\w.\-]+)+/?|\w:\\.*|~?/.+|file:/{1,3}[^\s]+", value):

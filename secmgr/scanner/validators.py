@@ -191,6 +191,11 @@ def password_slot(secret: str) -> str | None:
     return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"
 
 
+# A word, a dot, a capitalised word of five letters or more and a number: how people build a password
+# (`vortex.Clover30`), not a type's or a module's name (System.Int32, hashlib.sha256).
+WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
+
+
 @validator("typed-password")
 def typed_password(secret: str) -> str | None:
     """A password in running text, with no name before it (`admin / Kq8#vLm2Zx`): kept only when it looks made by a
@@ -199,7 +204,12 @@ def typed_password(secret: str) -> str | None:
     if len(secret) < 10 or filters.character_classes(secret) < 4 or filters.slot_signal(secret) is not None:
         return None
     dotted = re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret)
-    if filters.wordy(secret) or dotted and not re.search(r"[a-z][A-Z]{2}|[A-Z]{3}[a-z]", secret):
+    if (
+        filters.wordy(secret)
+        or dotted
+        and not re.search(r"[a-z][A-Z]{2}|[A-Z]{3}[a-z]", secret)
+        and not WORD_DOT_WORD.fullmatch(secret)
+    ):
         return None  # Perl6::Export::Attrs, os.path.join: names, not a password (ZowNTcl.BNLqP5 is no name)
     return "medium"
 

@@ -142,9 +142,9 @@ REFERENCE_TAG = re.compile(
 PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 # A conversion around a literal that keeps its value: Go's []byte("…"), Node's Buffer.from("…", "hex"), .NET's
 # Encoding.UTF8.GetBytes("…"), Rust's String::from("…"), Python's bytes(b"…") (the gate's syntax and Python's alike),
-# Perl's pack('H*', '…') (the value is the hex the decoder reads).
+# Perl's pack('H*', '…') and Rust's hex!("…") (the value is the hex the decoder reads).
 CONVERSION = (
-    r"(?:(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes)\("
+    r"(?:(?:\[\]byte|Buffer\.from|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes|String::from|bytes|hex!)\("
     r"|pack\([ \t]{0,3}[\"'][Hh]\*[\"'][ \t]{0,3},)[ \t]{0,3}"
 )
 # A literal's prefix: Python's bytes and raw strings, a conversion.
@@ -184,9 +184,10 @@ BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 # .properties value after a line-ending backslash.
 HEREDOC = re.compile(r"^\s*<<<?[-~]?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$")
 CONTINUATION = re.compile(r"^\s*\\$")
-# `"X-Auth-Token" to "…"`: Kotlin's pair, a quoted name then `to` then a quoted value.
-WORDS_ONLY = re.compile(r"[^\W\d_]+(?:['’ -]+[^\W\d_]+)+")
+_WORD = r"(?:[^\W\d_][^\W\d_A-Z]*|[^\W\d_a-z]+)"  # as words are written: Jeton, accès, API (not azPS, WroACQtg)
+WORDS_ONLY = re.compile(f"{_WORD}(?:['’ -]+{_WORD})+")
 TUPLE_KEY = re.compile(r"\{\s*:?$")
+# `"X-Auth-Token" to "…"`: Kotlin's pair, a quoted name then `to` then a quoted value.
 PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
 # A C string copy into a secret-named field: strcpy(cfg.password, "…"), strncpy(c->pass, …), strlcpy, lstrcpyA.
 COPY_CALL = re.compile(
@@ -261,9 +262,10 @@ WORD_DIGITS_DOT = re.compile(r"(?=[^.]*[A-Z])(?=[^.]*[a-z])[^\s.]*\d\.")  # Gala
 # The names of the calls that decode base64 (DECODING_CALL, and the gate's loosened form of it).
 DECODERS = (
     "b64decode", "base64decode", "base64_decode", "decode_base64", "frombase64string", "decodestring", "decode64",
-    "atob",
+    "atob", "decode",
 )  # fmt: skip
 # (decode_base64: Perl's MIME::Base64, OpenResty's ngx.decode_base64)
+# (decode: Android's Base64.decode, Java's getDecoder().decode, a helper named so: `pass: decode('…')`)
 LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
 SHELL_ALIAS = re.compile(r"\s*alias\s+")  # alias pw='pass -c'
@@ -378,7 +380,7 @@ def _gate() -> LineGate:
             f"[\"']kdf[0-9a-z_]{{0,20}}[\"']{space}*:",  # a KDF's parameters: the salt near them is public (KDF_ENTRY)
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
-            f"(?:{'|'.join(DECODERS)}|decoder\\(\\)\\.decode)!?{space}*\\({space}*[\"']",  # (Elixir's decode64!)
+            f"(?:{'|'.join(DECODERS)})!?{space}*\\({space}*[\"'][0-9A-Za-z+/]{{8}}",  # (decode64!)
             f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode"
             f"|\\|{space}*base64{space}+-)",
         ),
@@ -705,6 +707,9 @@ def _names_a_secret(value: str) -> bool:
 # Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
 # `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
 WORDS_JOINED = re.compile(r"(?i)(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
+# A password manager's passphrase: a capitalised word, lower-case words joined by one separator, then a number
+# (`Fjord-lagoon-gravel329`, not `Reset-password-flow12`); names in kebab or snake case are lower-case throughout.
+GENERATED_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}(?:-[a-z]{3,}){2,5}\d{1,4}|[A-Z][a-z]{2,}(?:_[a-z]{3,}){2,5}\d{1,4}")
 # Words as a path or a template's fields: `FromEmail/ToEmail1/ToEmailN/`, `login/#team:channel`.
 _WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,4}"  # ToEmailN, ID, team
 _JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but development#product may be a password
@@ -754,7 +759,7 @@ def _identifier_like(value: str, words: bool) -> bool:
     `words`, also words joined by dashes, dots or underscores or in camelCase (not where a password is given
     directly: `correct-horse-battery-staple` is one)."""
     if words and (WORDS_JOINED.fullmatch(value.strip(":/#")) or filters.camel_words(value)):
-        return True
+        return not GENERATED_PASSPHRASE.fullmatch(value) or bool(ANY_SECRET_WORD.search(value.lower()))
     if words and NAME_LIST.fullmatch(value):
         return True  # 'StorageConnectionString,RedisPassword': a list of names (of secrets to fetch, to mask)
     if words and re.fullmatch(r"[A-Za-z][\w-]{0,14}\\{1,2}[\w.$-]{1,64}", value):
@@ -920,6 +925,9 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # `passphrase= password= scmVersion=`: names of a command's options (not base64 of letters)
     if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):
         return None  # `token_type=bearer`: another pair, a name and its word
+    pair_name, equals, pair_value = value.partition("=")
+    if equals and re.fullmatch(r"[A-Za-z_][\w.\-]{0,40}", pair_name) and filters.is_path(pair_value):
+        return None  # AuthAltParameters=jwt_key=/var/spool/slurm/jwt_hs256.key: an option naming a key's file
     if re.match(r"(?i)dbi:\w+:", value) and not re.search(r"(?i)(?:password|pwd)=", value):
         return None  # a Perl DBI data source without a password: where to connect, not how
     if filters.is_public_key(value) or SSH_PUBLIC_KEY.match(value):

@@ -392,6 +392,8 @@ def column_confidence(value: str) -> str | None:
         return None
     if ENVIRONMENT_NAME.fullmatch(value):
         return None  # `AWS_SECRET_ACCESS_KEY`: the name of the secret to set (a table of a pipeline's secrets)
+    if "/" in value and filters.wordy(value):
+        return None  # `cl/meta/system-user-token`: where a secret store keeps it, a path of words
     if " " in value and (filters.prose(value) or filters.wordy(value) or DESCRIPTION.fullmatch(value)):
         return None  # `The password used to log in`, `read from Vault`, `SSO (done)`, `12 characters`: a description
     if JOINED_WORDS.fullmatch(value) and FUNCTION_WORDS.intersection(re.split(r"[-_]", value.lower())):
