@@ -1356,6 +1356,26 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("README.md", "Open the password `Reset-password-flow12` page.", False),
         ("README.md", "* Nextcloud admin user `ncadmin` / `vortex.Clover30`", True),
         ("README.md", "Convert it with admin / System.Int32 casts.", False),
+        # a password that opens with `%Y0%` (no variable's name); TeamCity's HashiCorp Vault parameter
+        ("SAP_PRD_300.jcoDestination", "jco.client.passwd=%Y0%b@zFvTI6", True),
+        ("deploy.cmd", "set DB_PASSWORD=%AppData%", False),
+        (
+            "settings.kts",
+            'password("env.PLAYFAB_SECRET_KEY", "%vault:kv/data/hollowtide/playfab!/secret_key%")',
+            False,
+        ),
+        # a table of secrets described with a code span; names of parameters listed in a call
+        ("policy.md", "| Secret | Store |\n|---|---|\n| Perforce `kf-build-svc` | Vault `kv/perforce` |", False),
+        ("views.py", '@sensitive_post_parameters("old_password", "new_password1", "new_password2")', False),
+        # a login pair whose words hold `hi` and `st` (low, not dropped); a PHP PDO data source without a password
+        ("README.md", "* Django admin: shared login `ops-admin` / `Thistle.Ledger-4943`", True),
+        ("config.php", "    'store.sql.dsn' => 'mysql:host=idp-db01.corp.internal;dbname=simplesaml',", False),
+        # Basic credentials of a numbered account (`rfl-int-555910` is no stand-in user with this password)
+        ("proxy.conf", '  proxy_set_header Authorization "Basic cmZsLWludC01NTU5MTA6ZS0xRmZ0X3RUK0Q9bjlH";', True),
+        ("proxy.conf", '  proxy_set_header Authorization "Basic dXNlcjpwYXNzd29yZDE=";', False),
+        # a login pair in a chat's HTML: the password in <code>; a stand-in made up and saying so stays out
+        ("chat.json", '"content": "<p>svc-kiosk-dock03 / <code>Lofoten61?Trawler</code> - in Intune</p>"', True),
+        ("notes.txt", "kiosk login: admin / Password123!", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

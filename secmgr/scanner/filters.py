@@ -20,7 +20,7 @@ from urllib.parse import unquote
 from .rules import shannon_entropy
 
 TEMPLATE = re.compile(
-    r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]{2,}|[a-z_][a-z0-9_.]+|(?:[A-Z][a-z0-9]+)+)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|(?<![A-Za-z0-9])@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@(?![A-Za-z0-9])"""
+    r"""\$\{[^}]*\}?|\{\{.*?\}\}|\{%.*?%\}|<%.*?%>|#\{[^}]*\}|%(?:[A-Z_][A-Z0-9_]{2,}|[a-z_][a-z0-9_.]+|[A-Z][a-z0-9]{2,}(?:[A-Z][a-z0-9]+)*)%|%\([A-Za-z_][A-Za-z0-9_]*\)[sd]|(?<![A-Za-z0-9])@(?:[a-z_]{2,}|[A-Z_][A-Z0-9_]+)@(?![A-Za-z0-9])"""
     r"""|^\$[A-Za-z_][A-Za-z0-9_]*$|^\$\([^)]*\)?$|^<[^<>]{1,80}>?$|^\[[A-Za-z _-]{3,60}\]$|^\{[A-Za-z_.-]{2,60}\}$"""
     r"""|^\{[^\W\d_][\w.-]{0,59}\}$"""  # {비밀번호}: a slot named in any script
     r"""|^\([a-z _-]{3,60}\)$|^&&?[A-Za-z_]\w{0,31}$|\{!\$?[A-Za-z_][\w.]{0,80}\}"""
@@ -34,6 +34,7 @@ TEMPLATE = re.compile(
     r"""|%\{[a-z_]+\(['"][^'"{}]*['"]\)\}"""  # Hiera's interpolation functions: %{lookup('profile::db::pass')}
     r"""|^\$(?i:env):[A-Za-z_]\w*$"""  # PowerShell's environment: $env:SVC_PASSWORD
     r"""|%(?:env|system|teamcity|dep|build|vcsroot)\.[\w.\-]{1,80}%"""  # TeamCity's parameters: %env.DEPLOY_TOKEN%
+    r"""|%vault:[\w./\-]{1,120}!/[\w.\-]{1,80}%"""  # TeamCity's HashiCorp Vault parameters: %vault:kv/data/app!/key%
     r"""|^ENC\[[\w./:@\-]{1,200}\]$"""  # the Datadog Agent's secrets backend handles: ENC[datadog/api_key]
     r"""|%env\([\w:.\-]{1,120}\)%"""  # Symfony's environment variable processors: %env(resolve:JWT_SECRET_KEY)%
     r"""|\{(?:env|this)\[[\w'".\-]{1,80}\]\}|^@vault\s"""  # Dynaconf's `@format …{env[X]}…` and `@vault path#key`

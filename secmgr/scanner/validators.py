@@ -191,6 +191,7 @@ def password_slot(secret: str) -> str | None:
     return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"
 
 
+TYPED_STAND_IN = re.compile(r"(?i)pass|pwd|secret|admin|welcome|qwerty|letmein|test|demo")
 # A word, a dot, a capitalised word of five letters or more and a number: how people build a password
 # (`vortex.Clover30`), not a type's or a module's name (System.Int32, hashlib.sha256).
 WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
@@ -200,9 +201,12 @@ WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
 def typed_password(secret: str) -> str | None:
     """A password in running text, with no name before it (`admin / Kq8#vLm2Zx`): kept only when it looks made by a
     generator or a person who mixes every kind of character (upper and lower case, digits and symbols, ten or more),
-    as prose's `and / or` and a path's parts never do; what stands in is dropped."""
-    if len(secret) < 10 or filters.character_classes(secret) < 4 or filters.slot_signal(secret) is not None:
+    as prose's `and / or` and a path's parts never do; what stands in is dropped, what looks made up is `low`."""
+    signal = filters.slot_signal(secret)
+    if len(secret) < 10 or filters.character_classes(secret) < 4 or signal == "placeholder":
         return None
+    if signal == "contrived" and TYPED_STAND_IN.search(secret):
+        return None  # Password123!, Welcome2024#: made up, and saying what it stands for
     dotted = re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret)
     if (
         filters.wordy(secret)
@@ -211,7 +215,7 @@ def typed_password(secret: str) -> str | None:
         and not WORD_DOT_WORD.fullmatch(secret)
     ):
         return None  # Perl6::Export::Attrs, os.path.join: names, not a password (ZowNTcl.BNLqP5 is no name)
-    return "medium"
+    return "low" if signal == "contrived" else "medium"  # (Thistle.Ledger-4943: `hi` and `st` count as a walk)
 
 
 @validator("provider-value")

@@ -169,7 +169,7 @@ NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
-LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf")
+LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf", ".jcodestination")  # (SAP JCo's destinations: properties)
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
 # A key at a line's end, its long literal on the line below as Prettier writes it (`accessToken:`), in JavaScript,
@@ -908,6 +908,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
         return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
+    if not direct and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value) and _names_a_secret(value):
+        return None  # sensitive_post_parameters("old_password", "new_password1"): names listed, not given
     if kind != "password" and WORDS_ONLY.fullmatch(value):
         return None  # "token": "Jeton d'accès": a translation of the word, in any language
     if _identifier_like(value, words=kind != "password" or not direct):
@@ -928,8 +930,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     pair_name, equals, pair_value = value.partition("=")
     if equals and re.fullmatch(r"[A-Za-z_][\w.\-]{0,40}", pair_name) and filters.is_path(pair_value):
         return None  # AuthAltParameters=jwt_key=/var/spool/slurm/jwt_hs256.key: an option naming a key's file
-    if re.match(r"(?i)dbi:\w+:", value) and not re.search(r"(?i)(?:password|pwd)=", value):
-        return None  # a Perl DBI data source without a password: where to connect, not how
+    if re.match(r"(?i)(?:dbi:\w+|mysql|pgsql|sqlsrv|dblib|oci|odbc|firebird|sqlite):", value) and not re.search(
+        r"(?i)(?:password|pwd)=", value
+    ):
+        return None  # a Perl DBI or PHP PDO data source without a password: where to connect, not how
     if filters.is_public_key(value) or SSH_PUBLIC_KEY.match(value):
         return None  # a public key in DER, base64; an OpenSSH public key's line, its spaces URL-encoded or not
     if value.removeprefix("Bearer ").startswith("eyJ") and _unsigned_token(value.removeprefix("Bearer ")):

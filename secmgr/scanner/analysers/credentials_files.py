@@ -394,7 +394,8 @@ def column_confidence(value: str) -> str | None:
         return None  # `AWS_SECRET_ACCESS_KEY`: the name of the secret to set (a table of a pipeline's secrets)
     if "/" in value and filters.wordy(value):
         return None  # `cl/meta/system-user-token`: where a secret store keeps it, a path of words
-    if " " in value and (filters.prose(value) or filters.wordy(value) or DESCRIPTION.fullmatch(value)):
+    words = value.replace("`", "")  # (Perforce `kf-build-svc`: a code span in a description)
+    if " " in value and (filters.prose(words) or filters.wordy(words) or DESCRIPTION.fullmatch(words)):
         return None  # `The password used to log in`, `read from Vault`, `SSO (done)`, `12 characters`: a description
     if JOINED_WORDS.fullmatch(value) and FUNCTION_WORDS.intersection(re.split(r"[-_]", value.lower())):
         return None  # `stored-in-chirpstack`, `set_by_ops`: a note joined up (passphrase lists hold no two-letter word)

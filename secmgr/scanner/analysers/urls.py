@@ -79,8 +79,9 @@ def _judged_pair(user: str, password: str, sure: str) -> str | None:
     signal = filters.slot_signal(password)
     if signal == "placeholder" or password == user:
         return None
-    if user and filters.is_placeholder(user) and filters.strength(password) != "high":
-        return None  # (`default:Oe2p…`: ClickHouse's user of that name, with a generated password, is a credential)
+    if user and filters.is_placeholder(user) and (filters.strength(password) == "low" or signal == "contrived"):
+        return None  # (`default:Oe2p…`: ClickHouse's user of that name, with a generated password, is a credential;
+        # so is an account numbered `rfl-int-555910` with `e-1Fft_tT+D=n9G`)
     return "low" if signal == "contrived" or filters.hand_typed(password) else sure
 
 
