@@ -1376,6 +1376,21 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a login pair in a chat's HTML: the password in <code>; a stand-in made up and saying so stays out
         ("chat.json", '"content": "<p>svc-kiosk-dock03 / <code>Lofoten61?Trawler</code> - in Intune</p>"', True),
         ("notes.txt", "kiosk login: admin / Password123!", False),
+        # prose's password: a random one holding `&I=` (no query's pair), capitalised words and a number
+        ("welcome.eml", "   password oUpHh56m&I=wb+ - again, change it right away", True),
+        ("welcome.eml", "2. Bastion: user nrao, initial password Breeze_Pepper_90", True),
+        ("welcome.eml", "See the password Reset_Flow_Docs page.", False),
+        # EJSON's encrypted boxes; a setting and its number after a name
+        (
+            "secrets.production.ejson",
+            '"STRIPE_SECRET_KEY": "EJ[1:QqpdClzLktqGZijUZnXe5i4wTo+KIlzfynONwosFOCU=:uvQaaVxs6hK8V5ndt7i0j3/pEjHfm++u:'
+            '67SeQHBE5Xfm6JvI2oALPtspLKZ72ZV/+7UHrsg7uGYhv9HfUqll9MZfsWlMw4P33VPuopg5bfI=]",',
+            False,
+        ),
+        ("export.csv", 'Title,Comment\nPolicy,"config key Auth:PasswordPolicy:MinLength=14."', False),
+        # COBOL's DB2 VARCHAR: a level-49 -TEXT item holds the password; a label's text is no password
+        ("KVBDBCON.cpy", "               49  KVB-DB2-PASSWORD-TEXT PIC X(08) VALUE 'K7D1PZ2@'.", True),
+        ("SCREENS.cpy", "           05  PASSWORD-TEXT PIC X(30) VALUE 'Enter your password'.", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

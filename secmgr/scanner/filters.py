@@ -213,6 +213,7 @@ ENCRYPTED = re.compile(
     r"|^AQIAAA[A-Za-z0-9+/]{2}AAAApAAA"  # a CryptoAPI SIMPLEBLOB: a session key encrypted to an RSA key exchange key
     r"|^(?:SHA256|SHA1|MD5):[A-Za-z0-9+/=:]{16,}$"  # an SSH key's fingerprint: of a public key
     r"|^BAMSCRT@\d+@\d+@"  # Bamboo Specs' encrypted values
+    r"|^EJ\[1:[A-Za-z0-9+/]{43}=:[A-Za-z0-9+/]{32}:[A-Za-z0-9+/=]{8,}\]$"  # EJSON's boxes: key, nonce, ciphertext
     r"|^AES:[A-Za-z0-9+/]{22}==:[A-Za-z0-9+/]{16,}={0,2}$"  # GoCD's secure variables: its cipher's IV, then the text
     r"|^\$7\$[A-Za-z0-9+/]{40,}={0,2}$"  # Splunk's values encrypted with its splunk.secret
     r"|^encrypted:[A-Za-z0-9+/]{40,}={0,2}$"  # dotenvx's values, encrypted to the file's public key (ECIES)

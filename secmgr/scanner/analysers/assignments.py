@@ -158,7 +158,7 @@ LITERAL_MACRO = re.compile(
 REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
-QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.\-]*=")
+QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a random password: oUpHh56m&I=wb+)
 # (words in small letters of any script, hyphenated too: `Nieprawidłowy e-mail lub hasło`)
 SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}\s+[^\W\d_A-Z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
@@ -314,6 +314,7 @@ PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
 USER_BEFORE = re.compile(r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?[ \t]*$", re.I)
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 DIGEST_LISTING = re.compile(r"\s*(?:\$\s+)?NAME\s+DIGEST\b")  # flyctl's table of secrets: names and digests
+COBOL_VARCHAR = re.compile(r"\s*49\s+$")  # DB2's VARCHAR in COBOL: level 49, a -LEN item then a -TEXT item
 FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 ERLANG_DEFINE = re.compile(r"\s*-define\(\s*")
@@ -707,9 +708,13 @@ def _names_a_secret(value: str) -> bool:
 # Words (letters, then a few digits) joined by separators: `curve25519-hkdf-sha256`, `secret_key_123`,
 # `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
 WORDS_JOINED = re.compile(r"(?i)(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
-# A password manager's passphrase: a capitalised word, lower-case words joined by one separator, then a number
-# (`Fjord-lagoon-gravel329`, not `Reset-password-flow12`); names in kebab or snake case are lower-case throughout.
-GENERATED_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}(?:-[a-z]{3,}){2,5}\d{1,4}|[A-Z][a-z]{2,}(?:_[a-z]{3,}){2,5}\d{1,4}")
+# A password manager's passphrase: a capitalised word, words joined by one separator (all capitalised or all in
+# lower case), then a number (`Fjord-lagoon-gravel329`, `Breeze_Pepper_90`, not `Reset-password-flow12`); names in
+# kebab or snake case are lower-case throughout.
+GENERATED_PASSPHRASE = re.compile(
+    r"[A-Z][a-z]{2,}(?:-[a-z]{3,}){2,5}\d{1,4}|[A-Z][a-z]{2,}(?:_[a-z]{3,}){2,5}\d{1,4}"
+    r"|[A-Z][a-z]{2,}(?:-[A-Z][a-z]{2,}){1,5}-?\d{1,4}|[A-Z][a-z]{2,}(?:_[A-Z][a-z]{2,}){1,5}_?\d{1,4}"
+)
 # Words as a path or a template's fields: `FromEmail/ToEmail1/ToEmailN/`, `login/#team:channel`.
 _WORD_PART = r"#?(?:[a-z]{2,}|[A-Z]{2,5}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[A-Z]{2,5})*[A-Z]?\d{0,4}"  # ToEmailN, ID, team
 _JOIN = r"(?:[/@:]|#(?=[A-Z]))"  # identitytoolkit#VerifyPasswordResponse, but development#product may be a password
@@ -925,11 +930,14 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # "@stripe-secret-key": a Vercel secret's name, filled in at deploy
     if re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{1,30}=", value) and not filters.random_letters(value[:-1]):
         return None  # `passphrase= password= scmVersion=`: names of a command's options (not base64 of letters)
-    if "=" in value and all(re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}", side) for side in value.split("=", 1)):
-        return None  # `token_type=bearer`: another pair, a name and its word
     pair_name, equals, pair_value = value.partition("=")
-    if equals and re.fullmatch(r"[A-Za-z_][\w.\-]{0,40}", pair_name) and filters.is_path(pair_value):
-        return None  # AuthAltParameters=jwt_key=/var/spool/slurm/jwt_hs256.key: an option naming a key's file
+    if (
+        equals
+        and re.fullmatch(r"[A-Za-z_][A-Za-z_.:\-]{0,60}", pair_name)
+        and (re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}|\d{1,6}\.?", pair_value) or filters.is_path(pair_value))
+    ):
+        return None  # `token_type=bearer`, `PasswordPolicy:MinLength=14`: another pair, a name and its word or number;
+        # AuthAltParameters=jwt_key=/var/spool/slurm/jwt_hs256.key: an option naming a key's file
     if re.match(r"(?i)(?:dbi:\w+|mysql|pgsql|sqlsrv|dblib|oci|odbc|firebird|sqlite):", value) and not re.search(
         r"(?i)(?:password|pwd)=", value
     ):
@@ -966,8 +974,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if spaced and not quoted and HYPHENATED_WORDS.fullmatch(value):
         return None  # `writes passwords base64-encoded, which`: prose's compound word, not a value given to a name
-    if spaced and strength == "low":
-        return None  # `token is` in prose: a value after a space alone must look generated
+    if spaced and strength == "low" and not (kind == "password" and GENERATED_PASSPHRASE.fullmatch(value)):
+        return None  # `token is` in prose: a value after a space alone must look generated (or be a passphrase)
     if kind == "password":
         if filters.wordy(value) or signal == "contrived":
             return "low"
@@ -1241,6 +1249,8 @@ def _at(
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
     kind = _kind(name)
+    if kind is None and name.upper().endswith("-TEXT") and COBOL_VARCHAR.match(line, 0, start):
+        kind = _kind(name[: -len("-TEXT")])  # `49 DB2-PASSWORD-TEXT PIC X(8) VALUE '…'`: a VARCHAR's text is its value
     if kind is None or not name.startswith("-") and filters.POWERSHELL.fullmatch(name):
         return  # (Get-Credential: a PowerShell cmdlet, named after what it asks for; -Password: is a parameter)
     opened = line.rfind("{{", 0, start)
