@@ -1391,6 +1391,25 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # COBOL's DB2 VARCHAR: a level-49 -TEXT item holds the password; a label's text is no password
         ("KVBDBCON.cpy", "               49  KVB-DB2-PASSWORD-TEXT PIC X(08) VALUE 'K7D1PZ2@'.", True),
         ("SCREENS.cpy", "           05  PASSWORD-TEXT PIC X(30) VALUE 'Enter your password'.", False),
+        # a Salesforce custom metadata record: the field's name, its value on the line below
+        (
+            "Twilio_Config.Default.md-meta.xml",
+            "    <values>\n        <field>Auth_Token__c</field>\n"
+            '        <value xsi:type="xsd:string">7519d2badd08ba2d4f6ab3b8fb90ce43</value>\n    </values>',
+            True,
+        ),
+        (
+            "Twilio_Config.Default.md-meta.xml",
+            "    <values>\n        <field>Auth_Token_Label__c</field>\n"
+            '        <value xsi:type="xsd:string">Twilio auth token</value>\n    </values>',
+            False,
+        ),
+        # a shell step inside a Jenkins job's config.xml, its quotes written as entities
+        ("config.xml", "SF_PASS=&apos;Ferry_Saffron_36#2XFW7gwCsqYZVgRtXvBQXMQz&apos;", True),
+        ("config.xml", "SF_PASS=&apos;${SF_PASSWORD}&apos;", False),
+        # a user written out unquoted before `pw`; a remark in brackets that goes on past the line's end
+        ("INC0049320.txt", "flag: user .\\kioskmaint / pw Garnet23#garnet  (same on all 6 garage stations, the", True),
+        ("INC0049320.txt", "the user admin, pass it the flag first", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

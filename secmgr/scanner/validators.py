@@ -191,6 +191,7 @@ def password_slot(secret: str) -> str | None:
     return "low" if signal == "contrived" or filters.hand_typed(secret) else "high"
 
 
+# Words a made-up password says it stands for (with a counting pattern: Password123!, Admin@12345).
 TYPED_STAND_IN = re.compile(r"(?i)pass|pwd|secret|admin|welcome|qwerty|letmein|test|demo")
 # A word, a dot, a capitalised word of five letters or more and a number: how people build a password
 # (`vortex.Clover30`), not a type's or a module's name (System.Int32, hashlib.sha256).
@@ -206,7 +207,7 @@ def typed_password(secret: str) -> str | None:
     if len(secret) < 10 or filters.character_classes(secret) < 4 or signal == "placeholder":
         return None
     if signal == "contrived" and TYPED_STAND_IN.search(secret):
-        return None  # Password123!, Welcome2024#: made up, and saying what it stands for
+        return None  # Password123!: made up, and saying what it stands for
     dotted = re.fullmatch(r"[A-Za-z]\w*(?:(?:::|\.)[A-Za-z]\w*)+", secret)
     if (
         filters.wordy(secret)

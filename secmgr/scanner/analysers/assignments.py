@@ -163,6 +163,7 @@ QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a
 SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}\s+[^\W\d_A-Z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
+REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
@@ -197,6 +198,7 @@ XML_VALUE = re.compile(
     r"""\s+(?:[\w.-]+:)?(?:value|password|secret|default(?:value)?)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE
 )  # (a Workflow variable's `Default`: UiPath's <Variable Name="strPortalPass" Default="…" />)
 ESCAPED_QUOTE = re.compile(r"\\+([\"'])")  # \" and \\\": quotes of a string inside a string literal
+ESCAPED_ENTITY = re.compile(r"&(?:apos|quot);")  # XML's and HTML's quotes, written as entities
 # `- name: DB_PASSWORD` and `value: …` below it, or `{"name": "DB_PASSWORD", "value": "…"}`: a Kubernetes
 # container's env, an ECS task's environment, CI variables.
 NAME_ENTRY = re.compile(
@@ -211,7 +213,8 @@ DESCRIBING_ENTRY = re.compile(
     r"^\s*[\"']?(?:displayName|description|required|type|label|title|help|hint|flags)[\"']?\s*[:=]", re.IGNORECASE
 )
 VALUE_BESIDE = re.compile(r"[\"']\s*,\s*[\"'](?:(?:Parameter|Option)?Value|value)[\"']\s*:\s*(?=\S)")
-XML_NAME = re.compile(r"<(key|name)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's Key
+XML_NAME = re.compile(r"<(key|name|field)>\s*$", re.IGNORECASE)  # a property list's key, Hadoop's name, KeePass's
+# Key, a Salesforce custom metadata record's field
 XML_VALUE_ELEMENT = re.compile(
     r"\s*<(?:string|value|defaultValue)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # (KeePass: <Value Protect…>; a Jenkins job's string parameter: <name>…</name> <defaultValue>…)
@@ -311,7 +314,11 @@ AUTO_PROPERTY = re.compile(
 MOOSE_HAS = re.compile(r"\s*has\s+['\"]?$")
 MOOSE_DEFAULT = re.compile(r"['\"]?\s*=>\s*\([^()\n]{0,60}?\bdefault\s*=>\s*(?=['\"])")
 PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
-USER_BEFORE = re.compile(r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?[ \t]*$", re.I)
+USER_BEFORE = re.compile(  # `user `jobdrop`, pass …`, `user .\kioskmaint / pw …`: a user written before its password
+    r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*"
+    r"(?:([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?|[\w.@\\\-]{1,64}[ \t]*[,;/])[ \t]*$",
+    re.I,
+)
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 DIGEST_LISTING = re.compile(r"\s*(?:\$\s+)?NAME\s+DIGEST\b")  # flyctl's table of secrets: names and digests
 COBOL_VARCHAR = re.compile(r"\s*49\s+$")  # DB2's VARCHAR in COBOL: level 49, a -LEN item then a -TEXT item
@@ -341,7 +348,8 @@ def _gate() -> LineGate:
     macro = rf"(?:fstring\({space}*)?(?:text|_t|__t|_text|wx[ts]|qstringliteral|qlatin1string|qbytearrayliteral"
     macro += rf"|utf8_to_tchar|ansi_to_tchar)\({space}*(?:l|u8?)?"  # (LITERAL_MACRO's)
     prefix = rf"(?:[bru]{{0,2}}|u8|l|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb}|{macro})"  # (STRING_PREFIX)
-    quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}})"""  # (a close: not gated)
+    quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}}|&(?:apos|quot);[^&\n]{{6}})"""
+    # (a close: not gated; `&apos;`: XML's escaped quote, a script inside a Jenkins job's config.xml)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted_part = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{1,5}"""
     unquoted = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{6}"""
@@ -406,7 +414,7 @@ def _gate() -> LineGate:
                 f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
             ),
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
-            f"<(?:key|name)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name)>",
+            f"<(?:key|name|field)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name|field)>",
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
         ),
     )
@@ -1201,7 +1209,7 @@ def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = 
             continue
         found = list(_in_line(lines, index, path))
         yield from found
-        if not found and ESCAPED_QUOTE.search(line):
+        if not found and (ESCAPED_QUOTE.search(line) or ESCAPED_ENTITY.search(line)):
             yield from _in_escaped(line, index, path)
 
 
@@ -1223,10 +1231,12 @@ def _in_line(lines: Sequence[str], index: int, path: str) -> Iterator[Candidate]
 
 
 def _in_escaped(line: str, index: int, path: str) -> Iterator[Candidate]:
-    """JSON or code inside a string literal (`"{\\"password\\":\\"…\\"}"`, a curl body, a log line): read with
-    its quotes unescaped, each value's column found again in the line as written. A second reading: a word
-    (`goodspec`) there is not taken as a password, only values at medium confidence or more."""
+    """JSON or code inside a string literal (`"{\\"password\\":\\"…\\"}"`, a curl body, a log line) or inside XML
+    (`SF_PASS=&apos;…&apos;`, a shell step in a Jenkins job's config.xml): read with its quotes unescaped, each
+    value's column found again in the line as written. A second reading: a word (`goodspec`) there is not taken as
+    a password, only values at medium confidence or more."""
     plain = ESCAPED_QUOTE.sub(r"\1", line)
+    plain = ESCAPED_ENTITY.sub(lambda entity: "'" if entity.group() == "&apos;" else '"', plain)
     for candidate in _in_line([plain], 0, path):
         column = line.find(candidate.secret)
         if column >= 0 and candidate.confidence != "low":
@@ -1407,7 +1417,9 @@ def _at(
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
     if quoted and syntax == "argument" and re.match(r"\s*:(?!:)", line[at + len(value) + 1 :]):
         return  # {"name": "DB_PASSWORD", "valueFrom": "arn:…"}: the next quoted word is the next pair's key
-    remark = not path.lower().endswith(CODE_SUFFIXES) and REMARK.fullmatch(line, at + len(value))  # `x (rotate it)`
+    remark = not path.lower().endswith(CODE_SUFFIXES) and (  # `x (rotate it)`, `x  (same on all six stations,`
+        REMARK.fullmatch(line, at + len(value)) or REMARK_WORDS.match(line, at + len(value))
+    )
     bracketed = re.search(r"[\[(]", value) and _expression_before_bracket(value)
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or bracketed):
         return  # request.args[...], obj.method(...): an expression (z7oii3C-H8zaxz$0sa(hvTucZ is generated)
