@@ -1407,6 +1407,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a shell step inside a Jenkins job's config.xml, its quotes written as entities
         ("config.xml", "SF_PASS=&apos;Ferry_Saffron_36#2XFW7gwCsqYZVgRtXvBQXMQz&apos;", True),
         ("config.xml", "SF_PASS=&apos;${SF_PASSWORD}&apos;", False),
+        ("notes.drawio", '<mxCell value="the secret is &quot;Wq7,&amp;lt;vZ2xLm9Tp&quot;&lt;br&gt;" />', True),
         # a user written out unquoted before `pw`; a remark in brackets that goes on past the line's end
         ("INC0049320.txt", "flag: user .\\kioskmaint / pw Garnet23#garnet  (same on all 6 garage stations, the", True),
         ("INC0049320.txt", "the user admin, pass it the flag first", False),

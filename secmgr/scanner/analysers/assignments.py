@@ -348,7 +348,7 @@ def _gate() -> LineGate:
     macro = rf"(?:fstring\({space}*)?(?:text|_t|__t|_text|wx[ts]|qstringliteral|qlatin1string|qbytearrayliteral"
     macro += rf"|utf8_to_tchar|ansi_to_tchar)\({space}*(?:l|u8?)?"  # (LITERAL_MACRO's)
     prefix = rf"(?:[bru]{{0,2}}|u8|l|@|n|<<|\\+|{CONVERSION}b?|json\.stringify\(|{dynamodb}|{macro})"  # (STRING_PREFIX)
-    quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}}|&(?:apos|quot);[^&\n]{{6}})"""
+    quoted = rf"""{prefix}(?:"(?:\\"|"")?[^"\n]{{6}}|'(?:'|'')?[^'\n]{{6}}|`[^`\n]{{6}}|&(?:apos|quot);[^\n]{{6}})"""
     # (a close: not gated; `&apos;`: XML's escaped quote, a script inside a Jenkins job's config.xml)
     declared_type = r"(?:\[[0-9A-Za-z_; ]*\]|[A-Za-z_][0-9A-Za-z_.<>\[\]]*)"  # &str, &[u8], String, Map<K, V>
     unquoted_part = r"""[^\t\x0b\x0c\r \x1c-\x1f\n"'`;,)<>\]}{]{1,5}"""
