@@ -1411,6 +1411,16 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a user written out unquoted before `pw`; a remark in brackets that goes on past the line's end
         ("INC0049320.txt", "flag: user .\\kioskmaint / pw Garnet23#garnet  (same on all 6 garage stations, the", True),
         ("INC0049320.txt", "the user admin, pass it the flag first", False),
+        # a password set apart below the sentence that names it; a command set apart is no password
+        ("INC0048213.txt", "They issued a new password for kvbach01:\n\n    kpXXV5XT%lfj\n\nUpdated the job.", True),
+        ("README.md", "To change the password run:\n\n    passwd kvbach01", False),
+        # a password manager named where the password is kept; a password that opens with `&` (no address of)
+        ("rotation.eml", '- New keystore + password: 1Password > Mobile > "Android upload keystore (2024)"', False),
+        ("welcome.eml", "  SFTP password:  &rhxwGY%PjKhD8r8", True),
+        ("main.c", "    set_password(&cfg.password);", False),
+        # word.Word and a number in a Markdown table's password column (no attribute chain)
+        ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `Thistle.Quill5345` |", True),
+        ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `settings.password` |", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

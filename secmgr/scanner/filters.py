@@ -622,7 +622,7 @@ CODE = re.compile(
     r"""|[A-Za-z_$][\w$.]*\(.*\)?$"""  # calls: getenv("X"), os.environ.get('X')
     r"""|^[A-Za-z_$][\w$]*\[.*\]$"""  # subscripts: env['X'], $_ENV["X"]
     r"""|^(?:process\.env|os\.environ|System\.getenv|ENV|env|Env|settings|config|Config|secrets)\b"""
-    r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&\w|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
+    r"""|^\$[A-Za-z_{(]|^%[A-Za-z_]|^@\w|^&[A-Za-z_][\w.]*(?:->\w+)*(?:\W*$|[,;)\[(])|^\*\w|^!{1,2}[A-Za-z]+$|^::|=>|->|&&|\|\||;\s*$|^new\s|^function\b|^lambda\b|^await\s"""
     r"""|^(?:\\&)?[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++, Rust and Perl paths: a::b<T>(), \&Test2::X
     r"""|^\\&\w|^\\-"""  # a Perl code reference (\&fetch_pass), a troff-escaped option (\-keystore)
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$"""
@@ -708,9 +708,16 @@ def published_jwt(secret: str) -> str | None:
 COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
 
 
+# A word, a dot, a capitalised word of five letters or more and a number: how people build a password
+# (`vortex.Clover30`), not an attribute, a type's or a module's name (self.token, System.Int32, hashlib.sha256).
+WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
+
+
 def looks_like_code(value: str) -> bool:
     if POWERSHELL.fullmatch(value):
         return True
+    if WORD_DOT_WORD.fullmatch(value):
+        return False
     found = CODE.search(value)
     if found is None:
         return False

@@ -193,9 +193,6 @@ def password_slot(secret: str) -> str | None:
 
 # Words a made-up password says it stands for (with a counting pattern: Password123!, Admin@12345).
 TYPED_STAND_IN = re.compile(r"(?i)pass|pwd|secret|admin|welcome|qwerty|letmein|test|demo")
-# A word, a dot, a capitalised word of five letters or more and a number: how people build a password
-# (`vortex.Clover30`), not a type's or a module's name (System.Int32, hashlib.sha256).
-WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
 
 
 @validator("typed-password")
@@ -213,7 +210,7 @@ def typed_password(secret: str) -> str | None:
         filters.wordy(secret)
         or dotted
         and not re.search(r"[a-z][A-Z]{2}|[A-Z]{3}[a-z]", secret)
-        and not WORD_DOT_WORD.fullmatch(secret)
+        and not filters.WORD_DOT_WORD.fullmatch(secret)
     ):
         return None  # Perl6::Export::Attrs, os.path.join: names, not a password (ZowNTcl.BNLqP5 is no name)
     return "low" if signal == "contrived" else "medium"  # (Thistle.Ledger-4943: `hi` and `st` count as a walk)

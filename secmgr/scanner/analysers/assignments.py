@@ -163,6 +163,10 @@ QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a
 SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}\s+[^\W\d_A-Z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
+PASSWORD_MANAGERS = frozenset(("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane"))
+# The rest of a sentence that names a password, says whose and ends in a colon, its value on a line of its own below.
+PROSE_LABEL = re.compile(r"[ \t]*(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:\s*")  # `… for kvbach01:`
+SET_APART = re.compile(r"(?=[ \t]{2,}\S|[ \t]*`)[ \t]*(`?)([^\s`]{6,64})\1[ \t]*")  # indented, or in backticks
 REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
@@ -412,6 +416,7 @@ def _gate() -> LineGate:
                 f"{space}*[=:]{space}*\\\\$",
                 f"{closing}{separator}\\{{{space}*$",
                 f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
+                f"{space}+(?:for|of|to|on|from){space}[^:\"'`=()\\[\\]{{}}\\n]{{0,40}}:{space}*$",  # (PROSE_LABEL)
             ),
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name|field)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name|field)>",
@@ -910,6 +915,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
         return None  # "password": "Passwort": a translation of the word
+    if value.casefold() in PASSWORD_MANAGERS:
+        return None  # `New keystore + password: 1Password > Mobile > …`: where it is kept, named
     if filters.wordy(value) and (
         kind != "password"
         or not direct
@@ -1124,6 +1131,16 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
         if value.endswith("\\"):
             return None  # continued again: a list, not one value
         return index + 1, len(text) - len(text.lstrip()), value
+    return None
+
+
+def _set_apart_below(lines: Sequence[str], index: int) -> tuple[int, int, str] | None:
+    """A value set apart on its own below a sentence that names it (`They issued a new password for kvbach01:`, a
+    blank line, then the password indented or in backticks): the first line below that is not blank."""
+    for below in range(index + 1, min(index + 3, len(lines))):
+        if lines[below].strip():
+            found = SET_APART.fullmatch(lines[below])
+            return (below, found.start(2), found.group(2)) if found is not None else None
     return None
 
 
@@ -1347,6 +1364,13 @@ def _at(
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     below = _value_below(lines, index, rest, path)
+    if (
+        below is None
+        and kind == "password"
+        and PROSE_LABEL.fullmatch(rest)
+        and not path.lower().endswith(CODE_SUFFIXES)
+    ):
+        below = _set_apart_below(lines, index)
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
