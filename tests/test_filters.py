@@ -1325,7 +1325,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             False,
         ),
         # a random value with a hyphen is no pair of words (written as words are: Jeton d'accès, Clé API)
-        ("ga4.sh", 'API_SECRET="azPS-WroACQtgYBWovhZkO"', True),
+        ("ga4.sh", 'API_SECRET="qtRV-HbmCKxpYZeNwufDsL"', True),
         ("strings.json", '  "api_token": "Jeton d\'accès",', False),
         # a table of where a secret store keeps each secret: paths of words, not the secrets
         (
@@ -1340,62 +1340,62 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             True,
         ),
         # a helper named decode around a base64 literal; Python's bytes.decode of an encoding's name
-        ("mailer.config.js", "      pass: decode('bmltYnVzLnBlYmJsZSUwMDI='),", True),
+        ("mailer.config.js", "      pass: decode('Y29iYWx0Lm1lYWRvdyUxMTc='),", True),
         ("mailer.py", '    password = raw.decode("surrogateescape")', False),
         # Rust's hex! macro around a key's hex, after a typed constant's type
         (
             "session.rs",
-            'const SESSION_KEY: [u8; 32] = hex!("f89c67022bb20e4821f32421e4cc0251bee752416558764609092a03785da087");',
+            'const SESSION_KEY: [u8; 32] = hex!("0dece54013a83a9224b051e91ebf284e7d3b4f8744e2f514dc4b405e6a51f426");',
             True,
         ),
         ("session.rs", "const SESSION_KEY_LEN: usize = 64;", False),
         # an option naming a key's file; a password manager's passphrase in notes; a word-dot-word password
         ("slurmdbd.conf", "AuthAltParameters=jwt_key=/var/spool/slurm/statesave/jwt_hs256.key", False),
         ("slurmdbd.conf", "AuthAltParameters=jwt_key=Zq7vW2zNm4Lx9TrKp8Hd", True),
-        ("README.md", "* Pi-hole web UI: http://192.168.50.3/admin - password `Fjord-lagoon-gravel329`", True),
+        ("README.md", "* Pi-hole web UI: http://192.168.50.3/admin - password `Heron-pebble-lantern514`", True),
         ("README.md", "Open the password `Reset-password-flow12` page.", False),
-        ("README.md", "* Nextcloud admin user `ncadmin` / `vortex.Clover30`", True),
+        ("README.md", "* Nextcloud admin user `ncadmin` / `sparrow.Maple47`", True),
         ("README.md", "Convert it with admin / System.Int32 casts.", False),
         # a password that opens with `%Y0%` (no variable's name); TeamCity's HashiCorp Vault parameter
-        ("SAP_PRD_300.jcoDestination", "jco.client.passwd=%Y0%b@zFvTI6", True),
+        ("SAP_PRD_300.jcoDestination", "jco.client.passwd=%K4%q@wRmLz8", True),
         ("deploy.cmd", "set DB_PASSWORD=%AppData%", False),
         (
             "settings.kts",
-            'password("env.PLAYFAB_SECRET_KEY", "%vault:kv/data/hollowtide/playfab!/secret_key%")',
+            'password("env.PLAYFAB_SECRET_KEY", "%vault:kv/data/acme/playfab!/secret_key%")',
             False,
         ),
         # a table of secrets described with a code span; names of parameters listed in a call
         ("policy.md", "| Secret | Store |\n|---|---|\n| Perforce `kf-build-svc` | Vault `kv/perforce` |", False),
         ("views.py", '@sensitive_post_parameters("old_password", "new_password1", "new_password2")', False),
         # a login pair whose words hold `hi` and `st` (low, not dropped); a PHP PDO data source without a password
-        ("README.md", "* Django admin: shared login `ops-admin` / `Thistle.Ledger-4943`", True),
+        ("README.md", "* Django admin: shared login `ops-admin` / `Juniper.Harbor-6182`", True),
         ("config.php", "    'store.sql.dsn' => 'mysql:host=idp-db01.corp.internal;dbname=simplesaml',", False),
-        # Basic credentials of a numbered account (`rfl-int-555910` is no stand-in user with this password)
-        ("proxy.conf", '  proxy_set_header Authorization "Basic cmZsLWludC01NTU5MTA6ZS0xRmZ0X3RUK0Q9bjlH";', True),
+        # Basic credentials of a numbered account (`acct-int-448210` is no stand-in user with this password)
+        ("proxy.conf", '  proxy_set_header Authorization "Basic YWNjdC1pbnQtNDQ4MjEwOnItN0drcV93UCtYPW00VA==";', True),
         ("proxy.conf", '  proxy_set_header Authorization "Basic dXNlcjpwYXNzd29yZDE=";', False),
         # a login pair in a chat's HTML: the password in <code>; a stand-in made up and saying so stays out
-        ("chat.json", '"content": "<p>svc-kiosk-dock03 / <code>Lofoten61?Trawler</code> - in Intune</p>"', True),
+        ("chat.json", '"content": "<p>svc-kiosk-dock03 / <code>Skagen47?Dredger</code> - in Intune</p>"', True),
         ("notes.txt", "kiosk login: admin / Password123!", False),
         # prose's password: a random one holding `&I=` (no query's pair), capitalised words and a number
-        ("welcome.eml", "   password oUpHh56m&I=wb+ - again, change it right away", True),
-        ("welcome.eml", "2. Bastion: user nrao, initial password Breeze_Pepper_90", True),
+        ("welcome.eml", "   password tQvKx83n&J=pa+ - again, change it right away", True),
+        ("welcome.eml", "2. Bastion: user nrao, initial password Copper_Falcon_57", True),
         ("welcome.eml", "See the password Reset_Flow_Docs page.", False),
         # EJSON's encrypted boxes; a setting and its number after a name
         (
             "secrets.production.ejson",
-            '"STRIPE_SECRET_KEY": "EJ[1:QqpdClzLktqGZijUZnXe5i4wTo+KIlzfynONwosFOCU=:uvQaaVxs6hK8V5ndt7i0j3/pEjHfm++u:'
-            '67SeQHBE5Xfm6JvI2oALPtspLKZ72ZV/+7UHrsg7uGYhv9HfUqll9MZfsWlMw4P33VPuopg5bfI=]",',
+            '"STRIPE_SECRET_KEY": "EJ[1:+NiMX50PwBxO4N56XizO6eb/GunYjfwA/bpsym8/3gA=:jIWyjHZi8pNwJa2vkyXmbahqM2nl7vLl:'
+            'JvgmaUL4tT+pRlRzdm6SoB4KTOypQ+vy24AgBxfDkuQbelaqsJugCxEIlyX1vpuV]",',
             False,
         ),
         ("export.csv", 'Title,Comment\nPolicy,"config key Auth:PasswordPolicy:MinLength=14."', False),
         # COBOL's DB2 VARCHAR: a level-49 -TEXT item holds the password; a label's text is no password
-        ("KVBDBCON.cpy", "               49  KVB-DB2-PASSWORD-TEXT PIC X(08) VALUE 'K7D1PZ2@'.", True),
+        ("KVBDBCON.cpy", "               49  KVB-DB2-PASSWORD-TEXT PIC X(08) VALUE 'R4M8QX3#'.", True),
         ("SCREENS.cpy", "           05  PASSWORD-TEXT PIC X(30) VALUE 'Enter your password'.", False),
         # a Salesforce custom metadata record: the field's name, its value on the line below
         (
             "Twilio_Config.Default.md-meta.xml",
             "    <values>\n        <field>Auth_Token__c</field>\n"
-            '        <value xsi:type="xsd:string">7519d2badd08ba2d4f6ab3b8fb90ce43</value>\n    </values>',
+            '        <value xsi:type="xsd:string">1c17df86b5edada6e946a390ff2379ca</value>\n    </values>',
             True,
         ),
         (
@@ -1405,21 +1405,21 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             False,
         ),
         # a shell step inside a Jenkins job's config.xml, its quotes written as entities
-        ("config.xml", "SF_PASS=&apos;Ferry_Saffron_36#2XFW7gwCsqYZVgRtXvBQXMQz&apos;", True),
+        ("config.xml", "SF_PASS=&apos;Dune_Marigold_48#7KQP2vhTwNbLcRsYpZmEdJx&apos;", True),
         ("config.xml", "SF_PASS=&apos;${SF_PASSWORD}&apos;", False),
         ("notes.drawio", '<mxCell value="the secret is &quot;Wq7,&amp;lt;vZ2xLm9Tp&quot;&lt;br&gt;" />', True),
         # a user written out unquoted before `pw`; a remark in brackets that goes on past the line's end
-        ("INC0049320.txt", "flag: user .\\kioskmaint / pw Garnet23#garnet  (same on all 6 garage stations, the", True),
+        ("INC0049320.txt", "flag: user .\\kioskmaint / pw Cobalt47#cobalt  (same on all 6 garage stations, the", True),
         ("INC0049320.txt", "the user admin, pass it the flag first", False),
         # a password set apart below the sentence that names it; a command set apart is no password
-        ("INC0048213.txt", "They issued a new password for kvbach01:\n\n    kpXXV5XT%lfj\n\nUpdated the job.", True),
+        ("INC0048213.txt", "They issued a new password for kvbach01:\n\n    mqYYR8WK%hsd\n\nUpdated the job.", True),
         ("README.md", "To change the password run:\n\n    passwd kvbach01", False),
         # a password manager named where the password is kept; a password that opens with `&` (no address of)
         ("rotation.eml", '- New keystore + password: 1Password > Mobile > "Android upload keystore (2024)"', False),
-        ("welcome.eml", "  SFTP password:  &rhxwGY%PjKhD8r8", True),
+        ("welcome.eml", "  SFTP password:  &tnqzKB%WmHsF3v6", True),
         ("main.c", "    set_password(&cfg.password);", False),
         # word.Word and a number in a Markdown table's password column (no attribute chain)
-        ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `Thistle.Quill5345` |", True),
+        ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `Bramble.Otter8261` |", True),
         ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `settings.password` |", False),
     ],
 )

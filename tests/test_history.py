@@ -464,7 +464,8 @@ def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, 
 def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both_modes(tmp_path: Path) -> None:
     """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
     further down or given a decoded literal used further down, a heredoc after a secret's name, a KDF's parameters
-    beside a salt, a retired key's section, a listing's header of digests) or on escapes that hide the `=` see the
+    beside a salt, a retired key's section, a listing's header of digests, a password set apart below its sentence, a
+    field's value below its name) or on escapes that hide the `=` see the
     same lines in history as in a directory, on both paths."""
     repo = new_repo(tmp_path)
     files = {
@@ -491,11 +492,17 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "APNS_KEY_ID   3c1f0a9e7b2d4c18  2024-05-02T09:14:11Z\n"
             "JWT_SECRET    e72a4c0d9b13f586  2024-04-18T16:40:27Z\n"
         ),
+        "tickets/INC0048213.txt": "They issued a new password for kvbach01:\n\n    mqYYR8WK%hsd\n\nUpdated the job.\n",
+        "crm/Twilio.md-meta.xml": (
+            "<values>\n    <field>Auth_Token__c</field>\n"
+            '    <value xsi:type="xsd:string">Zq7vW2zNm4Lx9TrKp8HdYb6c</value>\n</values>\n'
+        ),
     }
     commit(repo, files, "readings")
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
     assert {file for file, _, _ in in_directory} == {
-        "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh"
+        "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
+        "tickets/INC0048213.txt", "crm/Twilio.md-meta.xml",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

@@ -213,7 +213,7 @@ def typed_password(secret: str) -> str | None:
         and not filters.WORD_DOT_WORD.fullmatch(secret)
     ):
         return None  # Perl6::Export::Attrs, os.path.join: names, not a password (ZowNTcl.BNLqP5 is no name)
-    return "low" if signal == "contrived" else "medium"  # (Thistle.Ledger-4943: `hi` and `st` count as a walk)
+    return "low" if signal == "contrived" else "medium"  # (Juniper.Harbor-6182: `hi` and `st` count as a walk)
 
 
 @validator("provider-value")

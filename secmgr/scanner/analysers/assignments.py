@@ -158,10 +158,10 @@ LITERAL_MACRO = re.compile(
 REGEX_SYNTAX = re.compile(
     r"\(\?(?:[:=!]|P?<)|\\[sdwbSDWB][*+?|)\]]|\[\^?\\[sdw]|\[[^\]\s]{1,40}\](?:[*+]|\{\d{1,3}(?:,\d{0,3})?\})"
 )
-QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a random password: oUpHh56m&I=wb+)
+QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a random password: tQvKx83n&J=pa+)
 # (words in small letters of any script, hyphenated too: `Nieprawidłowy e-mail lub hasło`)
-SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}\s+[^\W\d_A-Z]{2,}")
-QUOTED_LIST_ITEM = re.compile(r"""(["'])[^"'\n]{1,40}\1\s*,\s*(?=["'])""")
+SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}|\d{1,4})\s+[^\W\d_A-Z]{2,}")
+QUOTED_LIST_ITEM = re.compile(r"""(["'`])[^"'`\n]{1,40}\1\s*,\s*(?=["'`])""")  # (backticks: Markdown's code)
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 PASSWORD_MANAGERS = frozenset(("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane"))
 # The rest of a sentence that names a password, says whose and ends in a colon, its value on a line of its own below.
@@ -491,6 +491,7 @@ READS_BELOW["assignment"] = (
     # `<key>APIPassword</key>` / `<name>fs.s3a.secret.key</name>`, then the value's element on the line below.
     (b"</key>", re.compile(rb"<key>" + _NAMED + rb"</key>[ \t\r]*$", re.MULTILINE), lambda path: True),
     (b"</name>", re.compile(rb"<name>" + _NAMED + rb"</name>[ \t\r]*$", re.MULTILINE), lambda path: True),
+    (b"</field>", re.compile(rb"<field>" + _NAMED + rb"</field>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `"adminPassword": {`, then `"value": "…"` on the line below.
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
     # `signingSecret =` (in JavaScript and YAML `accessToken:`) at a line's end, then the literal alone below.
@@ -501,6 +502,12 @@ READS_BELOW["assignment"] = (
     (b'key="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
+    # `a new password for kvbach01:`, then the password set apart on a line below (PROSE_LABEL).
+    (
+        b"pass",
+        re.compile(rb"pass(?:word|phrase)?[ \t]+(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:[ \t\r]*$", re.M),
+        lambda path: not path.lower().endswith(CODE_SUFFIXES),
+    ),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
@@ -722,7 +729,7 @@ def _names_a_secret(value: str) -> bool:
 # `w32-registered-hot-keys`. A generated value mixes its letters and digits throughout; it is not made of words.
 WORDS_JOINED = re.compile(r"(?i)(?=.*[a-z]{4})(?:[a-z]+\d{0,5}|\d{1,4})(?:[-_.:+](?:[a-z]+\d{0,5}|\d{1,4})){2,}")
 # A password manager's passphrase: a capitalised word, words joined by one separator (all capitalised or all in
-# lower case), then a number (`Fjord-lagoon-gravel329`, `Breeze_Pepper_90`, not `Reset-password-flow12`); names in
+# lower case), then a number (`Heron-pebble-lantern514`, `Copper_Falcon_57`, not `Reset-password-flow12`); names in
 # kebab or snake case are lower-case throughout.
 GENERATED_PASSPHRASE = re.compile(
     r"[A-Z][a-z]{2,}(?:-[a-z]{3,}){2,5}\d{1,4}|[A-Z][a-z]{2,}(?:_[a-z]{3,}){2,5}\d{1,4}"
@@ -1367,6 +1374,7 @@ def _at(
     if (
         below is None
         and kind == "password"
+        and "pass" in name.lower()  # (READS_BELOW's trigger in history)
         and PROSE_LABEL.fullmatch(rest)
         and not path.lower().endswith(CODE_SUFFIXES)
     ):

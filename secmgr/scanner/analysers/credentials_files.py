@@ -43,6 +43,7 @@ SECRET_COLUMN = (
     r"|(?:app|nwk)[ _]?s?key)"
     r"|(?:[\w ]{0,20}[ _])?(?:pass|pw)"  # `pass`, `pw` as words of their own: not compass, bypass
     rf"|[\w ]{{0,20}}(?:{'|'.join((*PASSWORD_ABROAD, *PASSWORD_PHRASES))})(?:[ _][^\W\d_]{{3,16}})?)"
+    r"(?: */ *(?:key|token|pin|secret|passphrase))?"  # Password / key: one column for either
     r"(?: *[\[(][\w .-]{1,30}[\])])*(?: +required)?)"  # Password [Required], Initial password [passwordProfile]
 )
 CSV_HEADER = re.compile(

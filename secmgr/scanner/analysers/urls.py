@@ -81,7 +81,7 @@ def _judged_pair(user: str, password: str, sure: str) -> str | None:
         return None
     if user and filters.is_placeholder(user) and (filters.strength(password) == "low" or signal == "contrived"):
         return None  # (`default:Oe2p…`: ClickHouse's user of that name, with a generated password, is a credential;
-        # so is an account numbered `rfl-int-555910` with `e-1Fft_tT+D=n9G`)
+        # so is an account numbered `acct-int-448210` with `r-7Gkq_wP+X=m4T`)
     return "low" if signal == "contrived" or filters.hand_typed(password) else sure
 
 
