@@ -416,8 +416,9 @@ def _gate() -> LineGate:
                 f"{space}*[=:]{space}*\\\\$",
                 f"{closing}{separator}\\{{{space}*$",
                 f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
-                f"{space}+(?:for|of|to|on|from){space}[^:\"'`=()\\[\\]{{}}\\n]{{0,40}}:{space}*$",  # (PROSE_LABEL)
             ),
+            # a sentence naming a password and whose it is, the password set apart below (PROSE_LABEL)
+            f"pass[0-9a-z_.$\\-]*{space}+(?:for|of|to|on|from){space}[^:\"'`=()\\[\\]{{}}\\n]{{0,40}}:{space}*$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name|field)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name|field)>",
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
