@@ -165,7 +165,8 @@ QUOTED_LIST_ITEM = re.compile(r"""(["'`])[^"'`\n]{1,40}\1\s*,\s*(?=["'`])""")  #
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 PASSWORD_MANAGERS = frozenset(("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane"))
 # The rest of a sentence that names a password, says whose and ends in a colon, its value on a line of its own below.
-PROSE_LABEL = re.compile(r"[ \t]*(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:\s*")  # `… for kvbach01:`
+_WHOSE = r"(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:"  # ` for kvbach01:` (the gate's and history's too)
+PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 SET_APART = re.compile(r"(?=[ \t]{2,}\S|[ \t]*`)[ \t]*(`?)([^\s`]{6,64})\1[ \t]*")  # indented, or in backticks
 REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
@@ -418,7 +419,7 @@ def _gate() -> LineGate:
                 f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
             ),
             # a sentence naming a password and whose it is, the password set apart below (PROSE_LABEL)
-            f"pass[0-9a-z_.$\\-]*{space}+(?:for|of|to|on|from){space}[^:\"'`=()\\[\\]{{}}\\n]{{0,40}}:{space}*$",
+            f"pass[0-9a-z_.$\\-]*{space}+{_WHOSE}{space}*$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name|field)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name|field)>",
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
@@ -506,7 +507,7 @@ READS_BELOW["assignment"] = (
     # `a new password for kvbach01:`, then the password set apart on a line below (PROSE_LABEL).
     (
         b"pass",
-        re.compile(rb"pass(?:word|phrase)?[ \t]+(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:[ \t\r]*$", re.M),
+        re.compile(rb"pass(?:word|phrase)?[ \t]+" + _WHOSE.encode() + rb"[ \t\r]*$", re.MULTILINE),
         lambda path: not path.lower().endswith(CODE_SUFFIXES),
     ),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
