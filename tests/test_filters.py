@@ -1421,6 +1421,42 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # word.Word and a number in a Markdown table's password column (no attribute chain)
         ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `Bramble.Otter8261` |", True),
         ("ONBOARDING.md", "| user | password |\n| --- | --- |\n| qa-admin@corp.io | `settings.password` |", False),
+        # a property's name in lower case is no Vault token; a Delphi string type; a cache key named by a digest
+        ("bootstrap.yml", "      database:\n        password-property: spring.r2dbc.password\n", False),
+        ("bootstrap.yml", "      database:\n        password-property: Tq8.r2Dbc7LmZx9Rw4Tn\n", True),
+        ("uStore.pas", "function Load(const ATarget: WideString; out AUser, APassword: WideString): Boolean;", False),
+        ("uStore.pas", "const APassword: string = 'Wq7#vZ2xLm9T';", True),
+        ("build.log", "Cache restored from key: node-modules-linux-" + "3b" * 32, False),
+        ("build.log", "cache_key: Xq7TzLm2vKp9Rw4Nc8Yb3Hd6Gf1Js5Ue", True),
+        # a password set apart below a label that ends its sentence; a command or a sentence so set apart is none
+        ("RE_INC0050117.eml", "Unlocked and reset. Temporary password:\n\n    Larch.Pewter-5120\n\nThanks", True),
+        ("README.md", "To reset the password:\n\n    ./reset-password.sh --user kvbach01\n", False),
+        # a login in a chat's message: word.Word, an underscore and a number is a password, not an attribute
+        ("chat.json", '[{"text": "the shop login is sam@bakery.example / Cobble.Heron_7315 if you need it"}]', True),
+        # a sentence in Japanese after a key's name, naming a tool: words, not a key
+        ("README.md", "`config/master.key` はリポジトリに含まれていません。1Password から取得してください。", False),
+        # a token amount in hex, a DER signature in hex (TUF), a Key Vault secret's name, an email after `set-password`
+        ("proofs.json", '{\n  "merkleRoot": "0x0d06",\n  "tokenTotal": "0x10901044f2522e1468"\n}', False),
+        ("root.json", '{"keyid": "5a1c", "sig": "3045022100' + "8b" * 32 + "022042" + "4c" * 31 + '"}', False),
+        ("Sms.cs", 'public string AuthToken { get; set; } = "";  // from Key Vault secret "Twilio--AuthToken"', False),
+        ("schema.sql", "-- set it with `php artisan portal:set-password webadmin@corp.example`", False),
+        ("contact.js", "const HCAPTCHA_SECRET = '0x7c41a9e05b3d28f61ea04c9d7b2f8e53a1c60d94'", True),
+        # a password column's cell that says which password manager keeps it
+        ("onboarding.md", "- user: `<login email>`\n- password: stored in 1Password -> `Clients / <name>`\n", False),
+        ("handover.md", "| system | user | password |\n|---|---|---|\n| Mailchimp | bakery | in 1Password |", False),
+        ("handover.md", "| system | user | password |\n|---|---|---|\n| Mailchimp | bakery | Kq7#vW2zNm |", True),
+        # a secret store's names: an ExternalSecret's remote key, a vault's path after its name, variables listed
+        ("es.yaml", "    - secretKey: TLS_KEY\n      remoteRef:\n        key: mllp2-tls-key-passphrase\n", False),
+        ("README.md", "| Account | Password |\n|---|---|\n| `svc_rx` | CyberArk: `RX-IFACE/svc_rx` |", False),
+        ("SECRETS.md", "| Secret | Where |\n|---|---|\n| `STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET` | fly |", False),
+        # a Perl hash's elements: a password set, a module named
+        ("Kernel/Config.pm", "    $Self->{'DatabasePW'} = 'Tq8vLm2Zx9Rw-4Tn';", True),
+        ("Kernel/Config.pm", "    $Self->{'AuthModule::LDAP::SearchUserPw'} = 'Harbor-Quill.2291';", True),
+        ("Kernel/Config.pm", "    $Self->{'AuthModule::LDAP::SearchUserPw'} = $ENV{LDAP_BIND_PASSWORD};", False),
+        ("Kernel/Config.pm", "    $Self->{AuthModule} = 'Kernel::System::Auth::LDAP';", False),
+        ("t/netrc.t", "is($cred->{password}, 'Wq7vZ2xLm9Tp', 'Got the password');", False),
+        # a host, its port and a database under a DSN's name: where to connect, not a secret
+        (".env.example", "ORACLE_USER=STANDBY_RO\nORACLE_DSN=db01.corp.example:1521/ORCLPDB1\n", False),
     ],
 )
 def test_pin_settings_bracketed_generated_values_hashtables_and_templated_users(

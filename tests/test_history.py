@@ -493,6 +493,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "JWT_SECRET    e72a4c0d9b13f586  2024-04-18T16:40:27Z\n"
         ),
         "tickets/INC0048213.txt": "They issued a new password for kvbach01:\n\n    mqYYR8WK%hsd\n\nUpdated the job.\n",
+        "tickets/RE_INC0050117.eml": "Account unlocked. Temporary password:\n\n    Larch.Pewter-5120\n\nThanks\n",
         "crm/Twilio.md-meta.xml": (
             "<values>\n    <field>Auth_Token__c</field>\n"
             '    <value xsi:type="xsd:string">Zq7vW2zNm4Lx9TrKp8HdYb6c</value>\n</values>\n'
@@ -502,7 +503,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
     assert {file for file, _, _ in in_directory} == {
         "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
-        "tickets/INC0048213.txt", "crm/Twilio.md-meta.xml",
+        "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "crm/Twilio.md-meta.xml",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

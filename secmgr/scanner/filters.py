@@ -331,13 +331,15 @@ def _encodes_a_template(value: str) -> bool:
     return text.isprintable() and NAMED_TEMPLATE.search(text) is not None
 
 
-# Han, kana and Hangul: a value written in them, without a Latin letter or a digit, is words (a label, a note, a
-# prompt such as 请填写数据库密码, "fill in the database password"), not a generated secret.
+# Han, kana and Hangul: a value written in them, without a Latin letter or a digit or mostly in them, is words (a
+# label, a note, a prompt such as 请填写数据库密码, "fill in the database password"; a sentence naming a tool:
+# はここに書かない。fastlane), not a generated secret.
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def cjk_words(value: str) -> bool:
-    return len(CJK.findall(value)) >= 2 and not re.search(r"[A-Za-z0-9]", value)
+    written = len(CJK.findall(value))
+    return written >= 2 and (not re.search(r"[A-Za-z0-9]", value) or written * 3 >= len(value))
 
 
 # The account keys Azurite (devstoreaccount1) and the Cosmos DB emulator document for everyone's local use, known by
@@ -560,6 +562,22 @@ def slot_signal(value: str) -> str | None:
     return "contrived"
 
 
+PASSWORD_MANAGERS = frozenset(
+    ("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane", "cyberark", "passbolt")
+)
+KEPT_IN = re.compile(r"(?:(?:stored|kept|saved|is)\s+)?(?:(?:in|see|from|via|use)\s+)?(?:the\s+)?([^\s,.;:()]+)(:?)")
+
+
+def names_a_password_manager(value: str) -> bool:
+    """`1Password`, `in Bitwarden`, `see 1Password`, `CyberArk: RX/svc_omni`: where a password is kept, named (a
+    table's cell, a value)."""
+    lowered = value.strip("`'\" ").casefold()
+    kept = KEPT_IN.match(lowered)
+    if kept is None or kept.group(1) not in PASSWORD_MANAGERS:
+        return False
+    return kept.end() == len(lowered) or kept.group(2) == ":" or kept.start(1) > 0  # (not `Bitwarden Prod2024!`)
+
+
 HAND_TYPED = re.compile(r"[a-z]{1,32}\d{0,4}|[A-Za-z][a-z]{1,31}\d{0,4}[!.]?|[a-z]+(?: [a-z]+){1,3}")
 
 
@@ -626,6 +644,7 @@ CODE = re.compile(
     r"""|^(?:\\&)?[A-Za-z_]\w*(?:<[\w:<>, ]*>)?::[A-Za-z_~]"""  # C++, Rust and Perl paths: a::b<T>(), \&Test2::X
     r"""|^\\&\w|^\\-"""  # a Perl code reference (\&fetch_pass), a troff-escaped option (\-keystore)
     r"""|^(?:true|false|yes|no|on|off|nil|none|null|undefined|required|optional|string|str|int|bool|bytes|object|any)$"""
+    r"""|^(?:wide|ansi|unicode|short|raw)string$|^p(?:wide|ansi)?char$"""  # Delphi's types: APassword: WideString
     r"""|^vbNull(?:String|Char)?$""",  # Visual Basic's empty string
     re.IGNORECASE,
 )
@@ -709,8 +728,9 @@ COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
 
 
 # A word, a dot, a capitalised word of five letters or more and a number: how people build a password
-# (`sparrow.Maple47`), not an attribute, a type's or a module's name (self.token, System.Int32, hashlib.sha256).
-WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}\d{2,4}[!?#]?")
+# (`sparrow.Maple47`, `Tundra.Maple_4342`), not an attribute, a type's or a module's name (self.token, System.Int32,
+# hashlib.sha256).
+WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?")
 
 
 def looks_like_code(value: str) -> bool:
@@ -721,13 +741,15 @@ def looks_like_code(value: str) -> bool:
     found = CODE.search(value)
     if found is None:
         return False
-    # s.ZC9Ecf4M5g9o34Q6RkzG (a Vault token) has the shape of an attribute chain; a long mix with digits is not one
+    # s.ZC9Ecf4M5g9o34Q6RkzG (a Vault token) has the shape of an attribute chain; a long mix with digits is not one,
+    # but a property's name in lower case is (spring.r2dbc.password)
     return not (
         found.start() == 0
         and "." in value
         and len(value) >= 20
         and re.search(r"\d", value)
         and not re.search(r"[()\[\]]", value)
+        and not re.fullmatch(r"[a-z][a-z0-9]*(?:[._-][a-z][a-z0-9]*)+", value)
     )
 
 
@@ -782,7 +804,8 @@ UNSPOKEN = re.compile(r"[b-df-hj-np-tv-xz]{6}")  # six small consonants running 
 
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
-    if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key)
+    if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__|--)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key,
+        # Key Vault's Section--Key)
         # words of any script (Token hinzufügen), not a prefix before random letters (sk_QukeRNiZfGrpcxegmBYIBlWGQ)
         parts = re.split(r"[ _.\-/:]+", value)
         return not any(random_letters(part) or random_in_one_case(part) or UNSPOKEN.search(part) for part in parts)

@@ -33,7 +33,7 @@ class Candidate:
 WHOLE_TEXT_ANALYSERS = frozenset({"private-key", "private-key-body", "kubernetes-secret"})
 # Analysers that read a file whole because of its name (its lines hold no keyword at all).
 WHOLE_FILE_PATHS: dict[str, Callable[[str], bool]] = {
-    "pgpass": lambda path: path.rsplit("/", 1)[-1].lower().endswith("pgpass"),
+    "pgpass": lambda path: path.rsplit("/", 1)[-1].lower().endswith(("pgpass", "pgpass.conf")),  # (Windows': .conf)
 }
 
 # Analysers whose candidates all start on a line holding one of these words (ASCII case ignored): given a third

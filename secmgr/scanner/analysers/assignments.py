@@ -50,7 +50,7 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z])))"  # (`{:pass …}`: a Clojure keyword)
     r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
-    r"(?=$|[_.\-\"'\]\[\s:=>,]|(?-i:[A-Z]))",
+    r"(?=$|[_.\-\"'\]\[\s:=>,}]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
@@ -109,7 +109,7 @@ NOT_SECRET_NAME = re.compile(
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
-    r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator)$",
+    r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -125,6 +125,9 @@ OPERATORS = "|".join(
     re.escape(o) for o in (":=", "::=", "?=", "=>", "==", "!=", "??=", "||=", "=", ":", ",", "->", "<<-", "<-")
 )
 SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)\s+|\s)\s{{0,32}}", re.I)
+# `$Self->{`, `$conf{'`, `}{`, `$Self->{'AuthModule::LDAP::`: a Perl hash's element by name
+PERL_SET = re.compile(r"[ \t]*\|{0,2}=(?![=~])")  # `= '…'`, `||= '…'`
+PERL_SUBSCRIPT = re.compile(r"(?:\$\w+|\})(?:->)?\{[\"']?(?:\w+::)*$")
 ESRI_TOKEN = re.compile(r"[A-Za-z0-9_-]{60,}\.\.")  # ArcGIS tokens end in two dots
 UNQUOTED = re.compile(r"[^\s\"'`;,)<>\]}{]+")
 UNICODE_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
@@ -163,11 +166,14 @@ QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a
 SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}|\d{1,4})\s+[^\W\d_A-Z]{2,}")
 QUOTED_LIST_ITEM = re.compile(r"""(["'`])[^"'`\n]{1,40}\1\s*,\s*(?=["'`])""")  # (backticks: Markdown's code)
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
-PASSWORD_MANAGERS = frozenset(("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane"))
 # The rest of a sentence that names a password, says whose and ends in a colon, its value on a line of its own below.
 _WHOSE = r"(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:"  # ` for kvbach01:` (the gate's and history's too)
 PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
+# `password for kvbach01:`, `Temporary password:`: a label whose value is set apart below it
+_LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:)"
+_SET_APART_NAME = "(?:pass|token|secret)"  # (`Token for reference:`, a generated token on the line below)
 SET_APART = re.compile(r"(?=[ \t]{2,}\S|[ \t]*`)[ \t]*(`?)([^\s`]{6,64})\1[ \t]*")  # indented, or in backticks
+TOKEN_APART = re.compile(r"[ \t]*(`?)([A-Za-z0-9_.+/=~-]{20,256})\1[ \t]*")  # a token's own line, indented or not
 REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
@@ -258,6 +264,8 @@ FORMULA = re.compile(r"[A-Za-z_][\w.]{1,30}\(\s*[A-Za-z_][\w.\-]{2,40}(?:\s*[:,+
 KEBAB_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")  # sql-admin-password, grafana_admin_password
 REGISTRY_KEY_PATH = re.compile(r"(?:HK[A-Z_]{2,20}\\)?[A-Za-z][\w .-]{0,60}(?:\\[A-Za-z][\w .{}-]{0,60})+")
 IMAGE_DIGEST = re.compile(r"[\w.\-]{0,128}@sha256:[0-9a-f]{64}")
+# `spack-ubuntu22-gcc13-57aa…`, `node-modules-<sha256>`: a cache's or an artefact's name, words and a content digest
+CACHE_KEY = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z][a-z0-9]*)+[-_.](?:[0-9a-f]{40}|[0-9a-f]{64})")
 PACKAGE_AT_VERSION = re.compile(r"@?[A-Za-z][\w.\-/]*@v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")  # TypeformCLIAPI@2.4.1
 SSH_PUBLIC_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)(?:\s|%20|$)")
 WINSCP_ENCRYPTED = re.compile(r"=(?!A3)[0-9A-F]{32,}\s*$")
@@ -319,9 +327,10 @@ AUTO_PROPERTY = re.compile(
 MOOSE_HAS = re.compile(r"\s*has\s+['\"]?$")
 MOOSE_DEFAULT = re.compile(r"['\"]?\s*=>\s*\([^()\n]{0,60}?\bdefault\s*=>\s*(?=['\"])")
 PHP_SERIALIZED = re.compile(r";s:\d{1,5}:(?=\")")
-USER_BEFORE = re.compile(  # `user `jobdrop`, pass …`, `user .\kioskmaint / pw …`: a user written before its password
+USER_BEFORE = re.compile(  # `user `jobdrop`, pass …`, `user .\kioskmaint / pw …`, `user jobdrop pass …`: a user
+    # written before its password
     r"\b(?:user(?:name)?|login)[ \t]*[:=]?[ \t]*"
-    r"(?:([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?|[\w.@\\\-]{1,64}[ \t]*[,;/])[ \t]*$",
+    r"(?:([`'\"])[\w.@\-]{1,64}\1[ \t]*[,;/]?|[\w.@\\\-]{1,64}(?:[ \t]*[,;/]|[ \t]))[ \t]*$",
     re.I,
 )
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -346,7 +355,7 @@ def _gate() -> LineGate:
     space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
     word = "(?:" + "|".join(w for w in SECRET_WORDS if w.isascii()) + ")"  # the gate judges ASCII lines only
     name = word + r"[0-9A-Za-z_.$\-]*"
-    closing = r"[\"'`\]\\*]*"  # (`*`: Nim's export marker, `DbPassword* = "…"`)
+    closing = r"[\"'`\]\\*}]*"  # (`*`: Nim's export marker, `DbPassword* = "…"`; `}`: a Perl hash's subscript)
     separator = f"{space}*(?:{OPERATORS}|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
@@ -405,6 +414,8 @@ def _gate() -> LineGate:
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
                 f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
             ),
+            # a label naming a password or a token, its value set apart below (_LABEL_END; history reads it whole)
+            f"{_SET_APART_NAME}[0-9a-z_.$\\-]*{_LABEL_END}{space}*$",
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$/\\-]*{name}[\"']?,?{space}*$",
         ),
@@ -418,8 +429,6 @@ def _gate() -> LineGate:
                 f"{closing}{separator}\\{{{space}*$",
                 f"[\"']{space}*:{space}*\\[{space}*$",  # JSON's list of one value below (LIST_OPEN)
             ),
-            # a sentence naming a password and whose it is, the password set apart below (PROSE_LABEL)
-            f"pass[0-9a-z_.$\\-]*{space}+{_WHOSE}{space}*$",
             f"name[\"']?{space}*:{space}*[\"']?[0-9A-Za-z_.$\\-]*{name}[\"']?{space}*$",
             f"<(?:key|name|field)>{space}*[0-9A-Za-z_.$\\-]*{name}</(?:key|name|field)>",
             f"(?:name|key){space}*={space}*[\"'][0-9A-Za-z_. $\\-]{{0,40}}{name}[\"'][^<>\\n]{{0,200}}>{space}*$",
@@ -442,6 +451,7 @@ _ENTRY_END_ELSEWHERE = (
 )  # (a path before the name: Consul's KV export, `"key": "app/db/password"`)
 _NAMED_ELEMENT_END = rb"(?:name|key)=\"[\w .$-]{0,40}?" + _WORD_THEN_NAME + rb"\"[^<>\n]{0,200}>[ \t\r]*$"
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
+_SET_APART_LABEL = re.compile(f"{_SET_APART_NAME}[\\w.$-]*{_LABEL_END}[ \\t\\r]*$".encode(), re.MULTILINE)
 
 
 class _AssignedAtLineEnd:
@@ -504,12 +514,8 @@ READS_BELOW["assignment"] = (
     (b'key="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
-    # `a new password for kvbach01:`, then the password set apart on a line below (PROSE_LABEL).
-    (
-        b"pass",
-        re.compile(rb"pass(?:word|phrase)?[ \t]+" + _WHOSE.encode() + rb"[ \t\r]*$", re.MULTILINE),
-        lambda path: not path.lower().endswith(CODE_SUFFIXES),
-    ),
+    # `a new password for kvbach01:`, `Token for reference:`, then the secret set apart on a line below (_LABEL_END).
+    *((word, _SET_APART_LABEL, lambda path: _set_apart_file(path)) for word in (b"pass", b"token", b"secret")),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
@@ -652,6 +658,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     position = end
     while position < len(line) and line[position] in "\"'`]":
         position += 1
+    if line.startswith("}", position) and PERL_SUBSCRIPT.search(line, 0, start) and PERL_SET.match(line, position + 1):
+        position += 1  # $Self->{DatabasePW} = '…': a Perl hash's element, set (not `is($c->{password}, '…')`)
     array = C_ARRAY.match(line, position)
     if array is not None:
         position = array.end()  # char pass[] = "…": a C array's declarator
@@ -709,6 +717,8 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
             # Erlang's -define(INGEST_TOKEN, <<"…">>): a macro and its value
         if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
             return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
+        if line[start - 1] == "`" and line[: start - 1].rstrip(" \t").endswith(","):
+            return None  # `Firmenname, `Passwort`, `Sommer2024``: Markdown's items of a list, not an argument pair
         return (found.end(), "argument") if quoted_name else None
     return found.end(), separator.lower()
 
@@ -750,6 +760,9 @@ TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*\[[A-Za-z_][\w., \[\]|]*\]")
 FLAGS = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:[=:]\S*)?(?:\s+--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)*")
 CRYPT_FORMAT = re.compile(r"\$[a-z0-9-]{1,20}\$(?:[^$\s]{1,100}\$){1,4}[./A-Za-z0-9+=]{16,}")
 QUERY_SYNTAX = re.compile(r"[?&][A-Za-z_][a-z0-9_.\-]+=(?=\S)")  # host/path?name=value: an address, not a secret
+DER_SIGNATURE = re.compile(r"30[0-9a-f]{2}02[0-9a-f]{2}[0-9a-f]{60,}")  # an ECDSA signature's SEQUENCE, in hex
+EMAIL = re.compile(r"[\w.+-]{1,64}@[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.IGNORECASE)
+HOST_PORT = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*:\d{2,5}(?:/[\w.\-]*)*")
 HOST_NAME = re.compile(r"[a-z][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|org|net|io|dev|app|cloud|co|ai)(?::\d+)?(?:/\S*)?")
 
 
@@ -891,10 +904,17 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if REGISTRY_KEY_PATH.fullmatch(value) and filters.wordy(value.replace("\\", " ")):
         return None  # key="Control Panel\Desktop": a registry key's path (Group Policy preferences), in words
+    if DER_SIGNATURE.fullmatch(value) and int(value[2:4], 16) * 2 + 4 == len(value):
+        return None  # 3045022100…: a DER-encoded signature in hex (TUF's and Sigstore's metadata), public
+    if spaced and EMAIL.fullmatch(value):
+        return None  # `portal:set-password webadmin@corp.example`: whose password, not the password
+    if re.fullmatch(r"[A-Z]\w*(?:::[A-Za-z_]\w*)+", value):
+        return None  # $Self->{AuthModule} = 'Kernel::System::Auth::LDAP': a Perl module's (a C++ scope's) name
     if re.fullmatch(r"(?i)rfc[-_ ]?\d{3,4}", value):
         return None  # passphrase => 'rfc2307': a scheme named by its RFC (DBIx::Class::PassphraseColumn's)
-    if IMAGE_DIGEST.fullmatch(value):
-        return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name
+    if IMAGE_DIGEST.fullmatch(value) or CACHE_KEY.fullmatch(value):
+        return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name;
+        # a cache's key named by its contents' digest
     if BRACKETED_EXPRESSION.fullmatch(value) or kind != "password" and PACKAGE_AT_VERSION.fullmatch(value):
         return None  # an expression that gives the value; an app's or a package's name and version
     if AZURE_RESOURCE_TYPE.fullmatch(value) or value.lower() in ("latest", "current", "previous"):
@@ -924,7 +944,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
         return None  # "password": "Passwort": a translation of the word
-    if value.casefold() in PASSWORD_MANAGERS:
+    if filters.names_a_password_manager(value):
         return None  # `New keystore + password: 1Password > Mobile > …`: where it is kept, named
     if filters.wordy(value) and (
         kind != "password"
@@ -937,6 +957,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
         return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
+    if kind != "password" and KEBAB_NAME.fullmatch(value) and _names_a_secret(value):
+        return None  # `key: hl7router-mllp-key-passphrase`: a secret store's name for one (ExternalSecret's remoteRef)
     if not direct and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value) and _names_a_secret(value):
         return None  # sensitive_post_parameters("old_password", "new_password1"): names listed, not given
     if kind != "password" and WORDS_ONLY.fullmatch(value):
@@ -982,8 +1004,11 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
-    if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,8}", lowered) or "://" in value:
-        return None  # numbers, dates, versions, addresses; URLs are the URL rules' business
+    if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,24}", lowered) or "://" in value:
+        return None  # numbers (0x10901044f2522e1468), dates, versions, addresses; URLs are the URL rules' business
+        # (hCaptcha's secrets are 0x and 40 hex digits)
+    if kind != "password" and HOST_PORT.fullmatch(lowered):
+        return None  # ORACLE_DSN=localhost:1521/FREEPDB1: a host, its port and a database: where, not how
     if kind != "password" and re.search(r"(?:^|;)\s*(?:password|pwd)\s*=", lowered):
         return None  # dsn="Server=db;User Id=app;Password=…": the connection-string rules' business
     if not quoted and value[-1] == "(":
@@ -1143,12 +1168,19 @@ def _value_below(lines: Sequence[str], index: int, rest: str, path: str) -> tupl
     return None
 
 
-def _set_apart_below(lines: Sequence[str], index: int) -> tuple[int, int, str] | None:
+def _set_apart_file(path: str) -> bool:
+    """A file of prose or settings where a label's value may stand apart below it (not code, not YAML or JSON, whose
+    keys alone have readings of their own)."""
+    return not path.lower().endswith(CODE_SUFFIXES + KEYED_BELOW_SUFFIXES)
+
+
+def _set_apart_below(lines: Sequence[str], index: int, shape: re.Pattern[str]) -> tuple[int, int, str] | None:
     """A value set apart on its own below a sentence that names it (`They issued a new password for kvbach01:`, a
-    blank line, then the password indented or in backticks): the first line below that is not blank."""
+    blank line, then the password indented or in backticks; `Token for reference:`, then the token): the first line
+    below that is not blank, in `shape`."""
     for below in range(index + 1, min(index + 3, len(lines))):
         if lines[below].strip():
-            found = SET_APART.fullmatch(lines[below])
+            found = shape.fullmatch(lines[below])
             return (below, found.start(2), found.group(2)) if found is not None else None
     return None
 
@@ -1373,14 +1405,12 @@ def _at(
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     below = _value_below(lines, index, rest, path)
-    if (
-        below is None
-        and kind == "password"
-        and "pass" in name.lower()  # (READS_BELOW's trigger in history)
-        and PROSE_LABEL.fullmatch(rest)
-        and not path.lower().endswith(CODE_SUFFIXES)
-    ):
-        below = _set_apart_below(lines, index)
+    if below is None and (PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip()) and _set_apart_file(path):
+        lowered = name.lower()  # (_SET_APART_NAME's words: READS_BELOW's trigger in history)
+        if kind == "password" and "pass" in lowered:
+            below = _set_apart_below(lines, index, SET_APART)
+        elif kind == "strong" and ("token" in lowered or "secret" in lowered):
+            below = _set_apart_below(lines, index, TOKEN_APART)
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
@@ -1447,6 +1477,8 @@ def _at(
         return
     if not quoted and value.isalpha() and SENTENCE_GOES_ON.match(line, at + len(value)):
         return None  # `password`: Change your password.: the start of a sentence, not a value
+    if not quoted and value.isalpha() and filters.names_a_password_manager(line[at:]):
+        return None  # `password: stored in 1Password -> Clients / …`: where it is kept
     if quoted and CONTINUED.match(line, at + len(value) + 1):
         return  # '...' + str(x), "...".format(x), "..." % x: the literal is a piece of an expression
     if quoted and syntax == "argument" and re.match(r"\s*:(?!:)", line[at + len(value) + 1 :]):

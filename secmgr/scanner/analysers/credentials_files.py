@@ -391,8 +391,10 @@ def column_confidence(value: str) -> str | None:
     signal = filters.slot_signal(value) if len(value) >= 6 else "placeholder"
     if signal == "placeholder" or filters.looks_like_code(value):
         return None
-    if ENVIRONMENT_NAME.fullmatch(value):
-        return None  # `AWS_SECRET_ACCESS_KEY`: the name of the secret to set (a table of a pipeline's secrets)
+    if filters.names_a_password_manager(value):
+        return None  # `in 1Password`: where the password is kept
+    if all(ENVIRONMENT_NAME.fullmatch(name.strip(" `")) for name in value.split(",")):
+        return None  # `AWS_SECRET_ACCESS_KEY`: the name (or names) of the secret to set (a table of a pipeline's)
     if "/" in value and filters.wordy(value):
         return None  # `cl/meta/system-user-token`: where a secret store keeps it, a path of words
     words = value.replace("`", "")  # (Perforce `kf-build-svc`: a code span in a description)

@@ -61,8 +61,9 @@ def basic_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 or QUOTED_SCHEME.search(line, 0, found.start(1))  # "Basic …" as a literal: a header's value (Postman)
             )
             if pair is None:
-                if in_header and (_api_key(found.group(1)) or _key_as_user(found.group(1))):
-                    # (OneSignal's REST key: `Authorization: Basic <key>`; Freshdesk's: base64 of `<key>:X`)
+                if in_header and _api_key(found.group(1)) or _key_as_user(found.group(1)):
+                    # (OneSignal's REST key: `Authorization: Basic <key>`; Freshdesk's: base64 of `<key>:X`, which
+                    # says what it is wherever it stands: `@auth = Basic …` in an HTTP file)
                     yield Candidate("http-basic-api-key-header", index, found.start(1), found.group(1), "medium",
                                     line.strip()[:2000])  # fmt: skip
                 continue
