@@ -1441,6 +1441,16 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("Sms.cs", 'public string AuthToken { get; set; } = "";  // from Key Vault secret "Twilio--AuthToken"', False),
         ("schema.sql", "-- set it with `php artisan portal:set-password webadmin@corp.example`", False),
         ("contact.js", "const HCAPTCHA_SECRET = '0x7c41a9e05b3d28f61ea04c9d7b2f8e53a1c60d94'", True),
+        # Power Fx's global variable set to a literal (a canvas app's source), or to a lookup
+        ("App.fx.yaml", '  OnStart: |\n    Set(gblLabelApiKey, "Rk4vTqz8LwN2xQm7Zr2Lx9Kp4Wv8Tn3Hc6Yb1Qz==");\n', True),
+        ("App.fx.yaml", '  OnStart: |\n    Set(gblLabelApiKey, LookUp(Settings, Name = "ApiKey").Value);\n', False),
+        # an ExternalSecret's remote key, a Bitwarden Secrets Manager id
+        ("es.yaml", "  - secretKey: token\n    remoteRef:\n      key: 6b1e4a0c-93d2-4f57-8a1e-2c7d90b3f468\n", False),
+        # WebLogic Deploy Tooling's secret macros; variables' names after `->` in a comment
+        ("model.yaml", "domainInfo:\n    AdminPassword: '@@SECRET:__weblogic-credentials__:password@@'\n", False),
+        ("Jenkinsfile", "    NEXUS = credentials('nexus')   // username/password -> NEXUS_USR / NEXUS_PSW\n", False),
+        # Kong's vault reference in a settings table
+        ("README.md", "| field | example |\n|---|---|\n| `redis_password` | `{vault://env/quota-redis-pw}` |", False),
         # a password column's cell that says which password manager keeps it
         ("onboarding.md", "- user: `<login email>`\n- password: stored in 1Password -> `Clients / <name>`\n", False),
         ("handover.md", "| system | user | password |\n|---|---|---|\n| Mailchimp | bakery | in 1Password |", False),

@@ -464,8 +464,8 @@ def test_a_hex_dump_is_read_as_the_bytes_it_shows_in_both_modes(tmp_path: Path, 
 def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both_modes(tmp_path: Path) -> None:
     """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
     further down or given a decoded literal used further down, a heredoc after a secret's name, a KDF's parameters
-    beside a salt, a retired key's section, a listing's header of digests, a password set apart below its sentence, a
-    field's value below its name) or on escapes that hide the `=` see the
+    beside a salt, a retired key's section, a listing's header of digests, a password or a token set apart below its
+    label, a field's value below its name, a Perl hash's element) or on escapes that hide the `=` see the
     same lines in history as in a directory, on both paths."""
     repo = new_repo(tmp_path)
     files = {
@@ -494,6 +494,8 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         ),
         "tickets/INC0048213.txt": "They issued a new password for kvbach01:\n\n    mqYYR8WK%hsd\n\nUpdated the job.\n",
         "tickets/RE_INC0050117.eml": "Account unlocked. Temporary password:\n\n    Larch.Pewter-5120\n\nThanks\n",
+        "tickets/SOC-1182.txt": "Token for reference:\nWq7Zt3LmR8vXk2Np9Hc4Yd6Bf1Gs5Jx0Tq\n\nClosing.\n",
+        "Kernel/Config.pm": "    $Self->{DatabaseHost} = 'db01';\n    $Self->{DatabasePW} = 'Tq8vLm2Zx9Rw-4Tn';\n",
         "crm/Twilio.md-meta.xml": (
             "<values>\n    <field>Auth_Token__c</field>\n"
             '    <value xsi:type="xsd:string">Zq7vW2zNm4Lx9TrKp8HdYb6c</value>\n</values>\n'
@@ -503,7 +505,8 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
     assert {file for file, _, _ in in_directory} == {
         "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
-        "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "crm/Twilio.md-meta.xml",
+        "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "tickets/SOC-1182.txt", "Kernel/Config.pm",
+        "crm/Twilio.md-meta.xml",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

@@ -41,6 +41,8 @@ TEMPLATE = re.compile(
     r"""|^!secret(?:\.ya?ml)?[ \t]+[\w.\-]{1,80}$"""  # Zigbee2MQTT's references: '!secret.yaml pw'
     r"""|\{[A-Za-z_][\w.]{0,40}\([^(){}\n]{0,60}\)\}"""  # an f-string's call: {quote_plus(password)}
     r"""|^\$__(?:file|env|vault)\{"""  # Grafana's providers: $__file{/etc/grafana/ldap-password}
+    r"""|^\{vault://[\w.\-/]{1,200}\}$"""  # Kong's vault references: {vault://env/redis-password}
+    r"""|@@(?:SECRET|ENV|PROP|FILE):[^@\n]{1,200}@@"""  # WebLogic Deploy Tooling's macros: @@SECRET:name:password@@
     r"""|%%(?:env_)?[A-Za-z_][\w.]*%%"""  # Datadog Autodiscovery's template variables: %%env_PG_PASSWORD%%, %%host%%
     r"""|^arn:aws[\w-]*:|^projects/[\w.-]+/secrets/"""  # an AWS resource's ARN, a Secret Manager secret's name
     r"""|^\$\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^\$\$\("""  # make's escaped $$VAR and $$(command)

@@ -194,6 +194,7 @@ UCI_OPTION = re.compile(r"[ \t]*option[ \t]+$")  # OpenWrt's configuration: `opt
 BLOCK = re.compile(r"^\s*[|>][+-]?\d?\s*$")
 # Values on the lines below their name: a heredoc (`token = <<EOT`, HCL, shell, Ruby, PHP) up to its marker, and a
 # .properties value after a line-ending backslash.
+REMOTE_REF = re.compile(r"\s*(?:-\s*)?remoteRef:\s*$")  # External Secrets Operator: the store's key follows
 HEREDOC = re.compile(r"^\s*<<<?[-~]?([\"']?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$")
 CONTINUATION = re.compile(r"^\s*\\$")
 _WORD = r"(?:[^\W\d_][^\W\d_A-Z]*|[^\W\d_a-z]+)"  # as words are written: Jeton, accès, API (not azPS, WroACQtg)
@@ -202,8 +203,9 @@ TUPLE_KEY = re.compile(r"\{\s*:?$")
 # `"X-Auth-Token" to "…"`: Kotlin's pair, a quoted name then `to` then a quoted value.
 PAIR_TO = re.compile(r"\s+to\s+(?=[\"'])")
 # A C string copy into a secret-named field: strcpy(cfg.password, "…"), strncpy(c->pass, …), strlcpy, lstrcpyA.
-COPY_CALL = re.compile(
+COPY_CALL = re.compile(  # (and Power Fx's `Set(gblApiKey, "…")`, a global variable set)
     r"(?:\b(?:str|wcs)[nl]?cpy(?:_s)?|\blstrcpy[AW]?|\bStringCchCopy[AW]?|\bmemcpy)\s*\(\s*&?(?:[\w\[\]]+(?:\.|->))*$"
+    r"|(?<![\w.])Set\(\s*$"
 )
 XML_VALUE = re.compile(
     r"""\s+(?:[\w.-]+:)?(?:value|password|secret|default(?:value)?)\s*=\s*(["'])([^"']*)\1""", re.IGNORECASE
@@ -355,7 +357,7 @@ def _gate() -> LineGate:
     space = r"[\t\x0b\x0c\r \x1c-\x1f]"  # Python's \s on ASCII, but the newline
     word = "(?:" + "|".join(w for w in SECRET_WORDS if w.isascii()) + ")"  # the gate judges ASCII lines only
     name = word + r"[0-9A-Za-z_.$\-]*"
-    closing = r"[\"'`\]\\*}]*"  # (`*`: Nim's export marker, `DbPassword* = "…"`; `}`: a Perl hash's subscript)
+    closing = r"[\"'`\]\\*]*"  # (`*`: Nim's export marker, `DbPassword* = "…"`)
     separator = f"{space}*(?:{OPERATORS}|{space}+(?:is|was|will be){space}+|{space}){space}*"
     tag = f"(?:!!?[A-Za-z]+{space}+)?"
     dynamodb = rf"\{{{space}*\"s\"{space}*:{space}*"  # DYNAMODB_STRING's
@@ -392,6 +394,7 @@ def _gate() -> LineGate:
                 f"[\"']{space}+(?:[0-9A-Za-z_.\\-]+:)?(?:value|password|secret|default(?:value)?){space}*={space}*"
                 f"[\"'][^\"'\\n]{{6}}",
                 f"[\"']{space}+to{space}+{quoted}",
+                f"[\"']?\\}}{space}*\\|{{0,2}}={space}*{quoted}",  # a Perl hash's element set (PERL_SUBSCRIPT)
                 *(f"{form}{quoted}" for form in declared),
             ),
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
@@ -710,7 +713,7 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         return inline.end(), ":"
     if separator == ",":
         if COPY_CALL.search(line, max(0, start - 64), start):
-            return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field
+            return found.end(), "="  # strcpy(cfg.password, "…"): the literal is copied into the field (or set)
         keyed = TUPLE_KEY.search(line, max(0, start - 4), start) or ERLANG_DEFINE.fullmatch(line, 0, start)
         if keyed and line[found.end() :].lstrip(" <")[:1] in QUOTES:
             return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value;
@@ -955,6 +958,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         or SECRET_PATH.fullmatch(value)
     ):
         return None  # a name, a sentence, a path; but people do choose words as passwords
+    if re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,})+", value):
+        return None  # `username/password -> NEXUS_USR / NEXUS_PSW`: variables' names, in capitals and underscores
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
         return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
     if kind != "password" and KEBAB_NAME.fullmatch(value) and _names_a_secret(value):
@@ -1311,6 +1316,8 @@ def _at(
     seen.add(start)
     if line.endswith("://", 0, start):
         return  # https://gitlab-ci-token:…@host: a URL's user, the URL rules' business
+    if "@@" in line[max(0, start - 2) : start + 1]:
+        return  # @@SECRET:__weblogic-credentials__:password@@: a WebLogic Deploy Tooling macro's kind, not a name
     if line.endswith("${", 0, start):
         return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
     if line.startswith("$", start) and line[end : end + 1] in QUOTES:
@@ -1324,6 +1331,8 @@ def _at(
     opened = line.rfind("{{", 0, start)
     if opened >= 0 and "}}" not in line[opened:start]:
         return  # {{ lookup('hashi_vault', 'secret=kv/app:key') }}, {{vault:secret:x}}: inside a template's expression
+    if name == "key" and index > 0 and REMOTE_REF.match(lines[index - 1]):
+        return  # an ExternalSecret's `remoteRef:` / `key: …`: the secret store's name (or id) for a secret
     if name == "key" and UCI_OPTION.match(line, 0, start) and path.lower().endswith("wireless"):
         kind = "password"  # OpenWrt's wifi-iface `option key '…'`: the network's passphrase
     if name == "Password" and path.lower().endswith("winscp.ini") and WINSCP_ENCRYPTED.match(line, end):
