@@ -1449,6 +1449,10 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # WebLogic Deploy Tooling's secret macros; variables' names after `->` in a comment
         ("model.yaml", "domainInfo:\n    AdminPassword: '@@SECRET:__weblogic-credentials__:password@@'\n", False),
         ("Jenkinsfile", "    NEXUS = credentials('nexus')   // username/password -> NEXUS_USR / NEXUS_PSW\n", False),
+        # a remark in brackets or an adjective between a password's name and its colon; a file's mode is no remark
+        ("INC0051124.txt", "New password (from the rotation mail): Harbor#Quill-2291", True),
+        ("OPS-2291.txt", "Senha inicial: Graviola_Garoa_16", True),
+        ("backup.sh", "# Password comes from /root/.pgpass (0600):  db01.corp.example:5432:gis:sde:<password>", False),
         # Kong's vault reference in a settings table
         ("README.md", "| field | example |\n|---|---|\n| `redis_password` | `{vault://env/quota-redis-pw}` |", False),
         # a password column's cell that says which password manager keeps it

@@ -25,7 +25,7 @@ PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
 SECRET_ABROAD = (
     "密钥", "秘钥", "密鑰", "金鑰", "令牌", "凭证", "凭据", "憑證", "トークン", "シークレット", "秘密鍵",
     "비밀키", "시크릿", "토큰", "токен", "секретный_ключ", "رمز_المصادقة", "رمز_الوصول", "مفتاح_سري", "المفتاح_السري",
-    "bimat", "bi_mat", "bí_mật",
+    "bimat", "bi_mat", "bí_mật", "segredo", "secreto", "credencial",
 )  # fmt: skip
 _ABROAD = "|".join(filters.PASSWORD_NAMES_ABROAD)
 # Words that name a secret. Matched inside identifiers, so `DB_PASSWORD`, `apiKey`, `x-auth-token` all count.
@@ -126,6 +126,10 @@ OPERATORS = "|".join(
 )
 SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)\s+|\s)\s{{0,32}}", re.I)
 # `$Self->{`, `$conf{'`, `}{`, `$Self->{'AuthModule::LDAP::`: a Perl hash's element by name
+# Words between a password's name and its colon: a remark in brackets (`New password (from the rotation mail):`), or
+# the adjective languages write after the noun (`Senha inicial:`, `Contraseña temporal:`, `Mot de passe initial :`)
+_AFTER_NOUN = "(?:inicial|provis[oó]ria|temporal|temporaire|initial|tempor[aä]r|tempor[aá]ria)"
+LABEL_REMARK = re.compile(rf"[ \t]*\([A-Za-z][A-Za-z ,'-]{{0,59}}\)(?=[ \t]*:)|[ \t]+{_AFTER_NOUN}(?=[ \t]*:)", re.I)
 PERL_SET = re.compile(r"[ \t]*\|{0,2}=(?![=~])")  # `= '…'`, `||= '…'`
 PERL_SUBSCRIPT = re.compile(r"(?:\$\w+|\})(?:->)?\{[\"']?(?:\w+::)*$")
 ESRI_TOKEN = re.compile(r"[A-Za-z0-9_-]{60,}\.\.")  # ArcGIS tokens end in two dots
@@ -416,6 +420,8 @@ def _gate() -> LineGate:
                 f"{separator}{tag}{unquoted}",
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
                 f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
+                f"{space}*\\([a-z][a-z ,'-]{{0,59}}\\){space}*:",  # (LABEL_REMARK's)
+                f"{space}+(?:inicial|provisoria|temporal|temporaire|initial|temporar|temporaria){space}*:",
             ),
             # a label naming a password or a token, its value set apart below (_LABEL_END; history reads it whole)
             f"{_SET_APART_NAME}[0-9a-z_.$\\-]*{_LABEL_END}{space}*$",
@@ -666,6 +672,9 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     array = C_ARRAY.match(line, position)
     if array is not None:
         position = array.end()  # char pass[] = "…": a C array's declarator
+    remark = LABEL_REMARK.match(line, position)
+    if remark is not None:
+        position = remark.end()  # `New password (from the rotation e-mail): …`, `Senha inicial: …`: a label's words
     if NIM_EXPORTED.match(line, position):
         position += 1  # DbPassword* = "…": Nim's mark of a name exported from its module
     if line[end : end + 1] in QUOTES and (item := ITEM_SET.match(line, position)) is not None:
@@ -1028,8 +1037,14 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if spaced and not quoted and HYPHENATED_WORDS.fullmatch(value):
         return None  # `writes passwords base64-encoded, which`: prose's compound word, not a value given to a name
-    if spaced and strength == "low" and not (kind == "password" and GENERATED_PASSPHRASE.fullmatch(value)):
-        return None  # `token is` in prose: a value after a space alone must look generated (or be a passphrase)
+    if (
+        spaced
+        and strength == "low"
+        and not (kind == "password" and GENERATED_PASSPHRASE.fullmatch(value))
+        and not (kind == "password" and len(value) >= 8 and filters.character_classes(value) == 4)
+    ):
+        return None  # `token is` in prose: a value after a space alone must look generated (or be a passphrase, or a
+        # short password of every kind of character: `pwd Lw9J&1vK` in a desk's notes)
     if kind == "password":
         if filters.wordy(value) or signal == "contrived":
             return "low"
