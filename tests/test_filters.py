@@ -1436,7 +1436,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a sentence in Japanese after a key's name, naming a tool: words, not a key
         ("README.md", "`config/master.key` はリポジトリに含まれていません。1Password から取得してください。", False),
         # a token amount in hex, a DER signature in hex (TUF), a Key Vault secret's name, an email after `set-password`
-        ("proofs.json", '{\n  "merkleRoot": "0x0d06",\n  "tokenTotal": "0x10901044f2522e1468"\n}', False),
+        ("proofs.json", '{\n  "merkleRoot": "0x0d06",\n  "tokenTotal": "0x3b9aca00e1f2d4c8"\n}', False),
         ("root.json", '{"keyid": "5a1c", "sig": "3045022100' + "8b" * 32 + "022042" + "4c" * 31 + '"}', False),
         ("Sms.cs", 'public string AuthToken { get; set; } = "";  // from Key Vault secret "Twilio--AuthToken"', False),
         ("schema.sql", "-- set it with `php artisan portal:set-password webadmin@corp.example`", False),
@@ -1451,7 +1451,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("Jenkinsfile", "    NEXUS = credentials('nexus')   // username/password -> NEXUS_USR / NEXUS_PSW\n", False),
         # a remark in brackets or an adjective between a password's name and its colon; a file's mode is no remark
         ("INC0051124.txt", "New password (from the rotation mail): Harbor#Quill-2291", True),
-        ("OPS-2291.txt", "Senha inicial: Graviola_Garoa_16", True),
+        ("OPS-2291.txt", "Senha inicial: Caju_Neblina_38", True),
         ("backup.sh", "# Password comes from /root/.pgpass (0600):  db01.corp.example:5432:gis:sde:<password>", False),
         # Kong's vault reference in a settings table
         ("README.md", "| field | example |\n|---|---|\n| `redis_password` | `{vault://env/quota-redis-pw}` |", False),

@@ -730,7 +730,7 @@ COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
 
 
 # A word, a dot, a capitalised word of five letters or more and a number: how people build a password
-# (`sparrow.Maple47`, `Tundra.Maple_4342`), not an attribute, a type's or a module's name (self.token, System.Int32,
+# (`sparrow.Maple47`, `Cobble.Heron_7315`), not an attribute, a type's or a module's name (self.token, System.Int32,
 # hashlib.sha256).
 WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?")
 

@@ -972,7 +972,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
         return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
     if kind != "password" and KEBAB_NAME.fullmatch(value) and _names_a_secret(value):
-        return None  # `key: hl7router-mllp-key-passphrase`: a secret store's name for one (ExternalSecret's remoteRef)
+        return None  # `key: orders-mllp-key-passphrase`: a secret store's name for one (ExternalSecret's remoteRef)
     if not direct and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value) and _names_a_secret(value):
         return None  # sensitive_post_parameters("old_password", "new_password1"): names listed, not given
     if kind != "password" and WORDS_ONLY.fullmatch(value):
@@ -1019,7 +1019,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
     if NUMBERS.fullmatch(lowered) or re.fullmatch(r"0x[0-9a-f]{1,24}", lowered) or "://" in value:
-        return None  # numbers (0x10901044f2522e1468), dates, versions, addresses; URLs are the URL rules' business
+        return None  # numbers (0x3b9aca00e1f2d4c8), dates, versions, addresses; URLs are the URL rules' business
         # (hCaptcha's secrets are 0x and 40 hex digits)
     if kind != "password" and HOST_PORT.fullmatch(lowered):
         return None  # ORACLE_DSN=localhost:1521/FREEPDB1: a host, its port and a database: where, not how
@@ -1044,7 +1044,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         and not (kind == "password" and len(value) >= 8 and filters.character_classes(value) == 4)
     ):
         return None  # `token is` in prose: a value after a space alone must look generated (or be a passphrase, or a
-        # short password of every kind of character: `pwd Lw9J&1vK` in a desk's notes)
+        # short password of every kind of character: `pwd Qz4#kT8w` in a desk's notes)
     if kind == "password":
         if filters.wordy(value) or signal == "contrived":
             return "low"
