@@ -128,8 +128,12 @@ SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)
 # `$Self->{`, `$conf{'`, `}{`, `$Self->{'AuthModule::LDAP::`: a Perl hash's element by name
 # Words between a password's name and its colon: a remark in brackets (`New password (from the rotation mail):`), or
 # the adjective languages write after the noun (`Senha inicial:`, `Contraseña temporal:`, `Mot de passe initial :`)
-_AFTER_NOUN = "(?:inicial|provis[oó]ria|temporal|temporaire|initial|tempor[aä]r|tempor[aá]ria)"
-LABEL_REMARK = re.compile(rf"[ \t]*\([A-Za-z][A-Za-z ,'-]{{0,59}}\)(?=[ \t]*:)|[ \t]+{_AFTER_NOUN}(?=[ \t]*:)", re.I)
+_AFTER_NOUN = (
+    "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
+    "temporária",
+)  # fmt: skip
+_REMARK = r"\([A-Za-z][A-Za-z ,'-]{0,59}\)"
+LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
 PERL_SET = re.compile(r"[ \t]*\|{0,2}=(?![=~])")  # `= '…'`, `||= '…'`
 PERL_SUBSCRIPT = re.compile(r"(?:\$\w+|\})(?:->)?\{[\"']?(?:\w+::)*$")
 ESRI_TOKEN = re.compile(r"[A-Za-z0-9_-]{60,}\.\.")  # ArcGIS tokens end in two dots
@@ -175,9 +179,13 @@ _WHOSE = r"(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:"  # ` for kvbach
 PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 # `password for kvbach01:`, `Temporary password:`: a label whose value is set apart below it
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:)"
-_SET_APART_NAME = "(?:pass|token|secret)"  # (`Token for reference:`, a generated token on the line below)
+# The words of the names whose value may stand apart below a label, by the name's kind (`Token for reference:`)
+_SET_APART_WORDS = {"password": ("pass",), "strong": ("token", "secret")}
+_SET_APART_NAME = "(?:" + "|".join(word for words in _SET_APART_WORDS.values() for word in words) + ")"
+_SET_APART_LINE = rf"{_SET_APART_NAME}[\w.$-]*{_LABEL_END}[ \t\r]*$"  # (the line gate's, history's whole-file trigger)
 SET_APART = re.compile(r"(?=[ \t]{2,}\S|[ \t]*`)[ \t]*(`?)([^\s`]{6,64})\1[ \t]*")  # indented, or in backticks
 TOKEN_APART = re.compile(r"[ \t]*(`?)([A-Za-z0-9_.+/=~-]{20,256})\1[ \t]*")  # a token's own line, indented or not
+SET_APART_SHAPES = {"password": SET_APART, "strong": TOKEN_APART}
 REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
@@ -420,11 +428,11 @@ def _gate() -> LineGate:
                 f"{separator}{tag}{unquoted}",
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
                 f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
-                f"{space}*\\([a-z][a-z ,'-]{{0,59}}\\){space}*:",  # (LABEL_REMARK's)
-                f"{space}+(?:inicial|provisoria|temporal|temporaire|initial|temporar|temporaria){space}*:",
+                f"{space}*{_REMARK}{space}*:",  # (LABEL_REMARK's; the gate judges ASCII lines only)
+                f"{space}+(?:{'|'.join(word for word in _AFTER_NOUN if word.isascii())}){space}*:",
             ),
             # a label naming a password or a token, its value set apart below (_LABEL_END; history reads it whole)
-            f"{_SET_APART_NAME}[0-9a-z_.$\\-]*{_LABEL_END}{space}*$",
+            _SET_APART_LINE,
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$/\\-]*{name}[\"']?,?{space}*$",
         ),
@@ -460,7 +468,7 @@ _ENTRY_END_ELSEWHERE = (
 )  # (a path before the name: Consul's KV export, `"key": "app/db/password"`)
 _NAMED_ELEMENT_END = rb"(?:name|key)=\"[\w .$-]{0,40}?" + _WORD_THEN_NAME + rb"\"[^<>\n]{0,200}>[ \t\r]*$"
 _CONTINUED = _NAMED + rb"[ \t]*[=:][ \t]*\\\r?$"
-_SET_APART_LABEL = re.compile(f"{_SET_APART_NAME}[\\w.$-]*{_LABEL_END}[ \\t\\r]*$".encode(), re.MULTILINE)
+_SET_APART_LABEL = re.compile(_SET_APART_LINE.encode(), re.MULTILINE)
 
 
 class _AssignedAtLineEnd:
@@ -524,7 +532,11 @@ READS_BELOW["assignment"] = (
     # `<AdministratorPassword>`, then `<Value>…</Value>` on the line below (Windows' unattend files).
     (b"password>", re.compile(rb"<[\w:.-]*password>[ \t\r]*$", re.MULTILINE), lambda path: True),
     # `a new password for kvbach01:`, `Token for reference:`, then the secret set apart on a line below (_LABEL_END).
-    *((word, _SET_APART_LABEL, lambda path: _set_apart_file(path)) for word in (b"pass", b"token", b"secret")),
+    *(
+        (word.encode(), _SET_APART_LABEL, lambda path: _set_apart_file(path))
+        for words in _SET_APART_WORDS.values()
+        for word in words
+    ),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
@@ -1430,11 +1442,9 @@ def _at(
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     below = _value_below(lines, index, rest, path)
     if below is None and (PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip()) and _set_apart_file(path):
-        lowered = name.lower()  # (_SET_APART_NAME's words: READS_BELOW's trigger in history)
-        if kind == "password" and "pass" in lowered:
-            below = _set_apart_below(lines, index, SET_APART)
-        elif kind == "strong" and ("token" in lowered or "secret" in lowered):
-            below = _set_apart_below(lines, index, TOKEN_APART)
+        lowered = name.lower()  # (_SET_APART_WORDS: READS_BELOW's trigger in history)
+        if kind in SET_APART_SHAPES and any(word in lowered for word in _SET_APART_WORDS[kind]):
+            below = _set_apart_below(lines, index, SET_APART_SHAPES[kind])
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
