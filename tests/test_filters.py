@@ -1469,6 +1469,35 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("Kernel/Config.pm", "    $Self->{'AuthModule::LDAP::SearchUserPw'} = $ENV{LDAP_BIND_PASSWORD};", False),
         ("Kernel/Config.pm", "    $Self->{AuthModule} = 'Kernel::System::Auth::LDAP';", False),
         ("t/netrc.t", "is($cred->{password}, 'Wq7vZ2xLm9Tp', 'Got the password');", False),
+        # a YAML list below a secret's key (Unity keeps one per platform in its settings assets); names listed
+        ("Assets/Analytics.asset", "  secretKey:\n  - 7c0b3e59a8d14f26b0e9c7a2d5f81346be07ac93\n", True),
+        ("redact.yaml", "password_fields:\n  - password\n  - passwd\n", False),
+        # a key's random bytes in base64, decoded where given (the literal on the line below); a hash, a variable
+        (
+            "Signer.cs",
+            'static byte[] HmacKey = Convert.FromBase64String(\n    "qTM2Wd0xYs8bK1vR5nLc7zPf3hG9jE4uA6oI2tXwVmNy");',
+            True,
+        ),
+        (
+            "Signer.cs",
+            'byte[] tokenHash = Convert.FromBase64String(\n    "qTM2Wd0xYs8bK1vR5nLc7zPf3hG9jE4uA6oI2tXwVmNy");',
+            False,
+        ),
+        ("Password.pm", "my $salt = en_base64(urandom(16));", False),
+        # a generated password's bracket or semicolon, unquoted; a call's; markup after a value
+        ("access.eml", "  Password: hQ4xTb>c2Lm(;8KzWr5Nd", True),
+        ("notes.txt", "<td>Password: Kq8vZm2Tx</td>", True),
+        # .netrc's next word after a name in a sentence; a GPG key named by its user id
+        ("app.properties", "# supplied from the JASYPT_ENCRYPTOR_PASSWORD machine variable.", False),
+        ("profiles.clj", ':signing {:gpg-key "dana.okafor@example.org"}', False),
+        # Korean's short word for a password; a Markdown label in bold
+        ("SHOP-1.md", "`redis-cli -h cache.internal` 비번은 `pZ3vQk8Rw2Lx7TnYb4Hc` 입니다.", True),
+        ("lab.md", "* **Password:** `vR7#kT2mQ9x!Lp`", True),
+        ("lab.md", "**Password:** see the vault", False),
+        # a password on the line after a sentence going on to `is`; a name or a setting there
+        ("OPS-9.txt", "The admin password after the restore is\nwN5-hT8qZ%c3Rm7^yKd\nThanks", True),
+        ("OPS-9.txt", "The password policy is\nPasswordPolicyV2", False),
+        ("OPS-9.txt", "The password policy is\nenforced by the domain controller.", False),
         # a host, its port and a database under a DSN's name: where to connect, not a secret
         (".env.example", "ORACLE_USER=STANDBY_RO\nORACLE_DSN=db01.corp.example:1521/ORCLPDB1\n", False),
     ],

@@ -465,8 +465,9 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
     """Readings that depend on lines other than the value's (a key alone above its literal, a variable decoded
     further down or given a decoded literal used further down, a heredoc after a secret's name, a KDF's parameters
     beside a salt, a retired key's section, a listing's header of digests, a password or a token set apart below its
-    label, a field's value below its name, a Perl hash's element) or on escapes that hide the `=` see the
-    same lines in history as in a directory, on both paths."""
+    label or below a sentence going on to `is`, a field's value below its name (a description between), a Perl hash's
+    element, a YAML list below a secret's key, a decoding call's literal below it) or on escapes that hide the `=`
+    see the same lines in history as in a directory, on both paths."""
     repo = new_repo(tmp_path)
     files = {
         "web/prismic.js": (
@@ -500,13 +501,29 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "<values>\n    <field>Auth_Token__c</field>\n"
             '    <value xsi:type="xsd:string">Zq7vW2zNm4Lx9TrKp8HdYb6c</value>\n</values>\n'
         ),
+        "Assets/Resources/Analytics.asset": (
+            "MonoBehaviour:\n  m_Name: Settings\n  secretKey:\n  - 84090e018135904e790d21196db522b3b1d38fa9\n"
+            "  - 66821ee67353acdf00b9111f30c4a84642c20db2\n  Build:\n  - 2.1.0\n"
+        ),
+        "Server/Signer.cs": (
+            "static readonly byte[] SigningKey = Convert.FromBase64String(\n"
+            '    "jKR7qLyeCsvjVzAnNxZKANPf/xgCNyUJmB8NI9xh30c8REnXKf6uJ5hlQhGppIEe");\n'
+        ),
+        "jobs/settle/config.xml": (
+            "<hudson.model.StringParameterDefinition>\n  <name>DB_PASSWORD</name>\n"
+            "  <description>the batch account</description>\n  <defaultValue>S52y9cjD1Y94tzhw4Z</defaultValue>\n"
+        ),
+        "tickets/OPS-77.txt": (
+            "The restore set a new admin password and the temporary one is\nbe6Fco26lsi-BrUB5tCL\nThanks\n"
+        ),
     }
     commit(repo, files, "readings")
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
     assert {file for file, _, _ in in_directory} == {
         "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
         "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "tickets/SOC-1182.txt", "Kernel/Config.pm",
-        "crm/Twilio.md-meta.xml",
+        "crm/Twilio.md-meta.xml", "Assets/Resources/Analytics.asset", "Server/Signer.cs", "jobs/settle/config.xml",
+        "tickets/OPS-77.txt",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

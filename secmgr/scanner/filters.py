@@ -52,11 +52,12 @@ TEMPLATE = re.compile(
     r"""|\$p?env\{[A-Za-z_]\w{0,80}\}"""  # CMake presets' environment macros: $env{AWS_SECRET_ACCESS_KEY}, $penv{X}
     r"""|^@(?:keychain|env):[\w.\-]{1,80}$"""  # altool's and notarytool's references: -p "@keychain:AC_PASSWORD"
 )
-# "Password" in the languages people write their notes and configuration in: Korean, Japanese, Chinese, Russian
-# and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak, Finnish, Swedish,
-# Hungarian, Greek, Hebrew, Thai; Passwort and passord too (`pass` and more letters alone is a longer word).
+# "Password" in the languages people write their notes and configuration in: Korean (and its short 비번), Japanese,
+# Chinese, Russian and Ukrainian, Bulgarian, German, Spanish, Portuguese, Polish, Dutch, Turkish, Czech and Slovak,
+# Finnish, Swedish, Hungarian, Greek, Hebrew, Thai; Passwort and passord too (`pass` and more letters alone is a
+# longer word).
 PASSWORD_ABROAD = (
-    "비밀번호", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
+    "비밀번호", "비번", "패스워드", "パスワード", "暗証番号", "密码", "密碼", "口令", "пароль", "парола", "kennwort",
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
     "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
     "mat_khau",  # (mật khẩu, as code spells it)

@@ -178,7 +178,12 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 _WHOSE = r"(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:"  # ` for kvbach01:` (the gate's and history's too)
 PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 # `password for kvbach01:`, `Temporary password:`: a label whose value is set apart below it
-_LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:)"
+# `… reset the master password on restore, new one is`: a sentence naming it goes on to `is` at the line's end
+_SENTENCE = r"[^:\"'`=()\[\]{}\n]{0,60}"
+_SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is"
+SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the name and a space)
+VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1[ \t]*")  # the value below such a sentence: its line's only word
+_LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
 # The words of the names whose value may stand apart below a label, by the name's kind (`Token for reference:`)
 _SET_APART_WORDS = {"password": ("pass",), "strong": ("token", "secret")}
 _SET_APART_NAME = "(?:" + "|".join(word for words in _SET_APART_WORDS.values() for word in words) + ")"
@@ -190,6 +195,7 @@ REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past 
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
 NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
+NETRC_WORDS = frozenset(("machine", "login", "password", "account", "macdef", "default"))
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
@@ -243,6 +249,7 @@ XML_NAME = re.compile(r"<(key|name|field)>\s*$", re.IGNORECASE)  # a property li
 XML_VALUE_ELEMENT = re.compile(
     r"\s*<(?:string|value|defaultValue)(?:\s[^<>]*)?>(?=[^<\s])", re.IGNORECASE
 )  # (KeePass: <Value Protect…>; a Jenkins job's string parameter: <name>…</name> <defaultValue>…)
+XML_DESCRIPTION = re.compile(r"\s*<description>[^<>]*</description>\s*")  # (a Jenkins parameter's, between the two)
 # `<string name="merchant_api_secret">`, FileZilla's `<Setting name="Proxy password">`, `<Property key="password">`
 # (DbVisualizer's, Java's XML properties' `<entry key=…>`): an element named by an attribute
 XML_NAME_ATTRIBUTE = re.compile(
@@ -419,6 +426,7 @@ def _gate() -> LineGate:
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
             f"(?:{'|'.join(DECODERS)})!?{space}*\\({space}*[\"'][0-9A-Za-z+/]{{8}}",  # (decode64!)
+            f"(?:{'|'.join(DECODERS)}){space}*\\({space}*$",  # its literal on the line below (DECODING_OPEN)
             f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode"
             f"|\\|{space}*base64{space}+-)",
         ),
@@ -427,7 +435,9 @@ def _gate() -> LineGate:
                 name + closing,
                 f"{separator}{tag}{unquoted}",
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
-                f"{space}*[=:]{space}*{unquoted_part},[^\\t\\n ,]",  # a comma in it (REST_OF_VALUE)
+                # a comma in it (REST_OF_VALUE), a semicolon or a bracket (GENERATED_REST)
+                f"{space}*[=:]{space}*{unquoted_part}[,;<>)\\]{{}}][^\\t\\n ,]",
+                f"{space}*:\\*\\*{space}*(?:{quoted}|{unquoted})",  # a Markdown label in bold (MARKDOWN_BOLD_END)
                 f"{space}*{_REMARK}{space}*:",  # (LABEL_REMARK's; the gate judges ASCII lines only)
                 f"{space}+(?:{'|'.join(word for word in _AFTER_NOUN if word.isascii())}){space}*:",
             ),
@@ -492,6 +502,21 @@ class _AssignedAtLineEnd:
         return None
 
 
+class _DecodingOpenAfterName:
+    """A decoding call opened at a line's end after a secret's name (`HmacKey = Convert.FromBase64String(`), its
+    literal on the line below: the calls found first, the name checked after."""
+
+    START = re.compile(rb"(?:" + "|".join(DECODERS).encode() + rb")[ \t]*\([ \t\r]*$", re.MULTILINE)
+    BEFORE = re.compile(_WORD_THEN_NAME + rb"[\"'\]]?[ \t]*(?:=|:=|=>|:)")
+
+    def search(self, text: bytes) -> re.Match[bytes] | None:
+        for start in self.START.finditer(text):
+            found = self.BEFORE.search(text, text.rfind(b"\n", 0, start.start()) + 1, start.start())
+            if found is not None:
+                return found
+        return None
+
+
 class _HeredocAfterName:
     """A heredoc opened after `=` or `:` (`api_token = <<EOT`, whatever the name: they are rare) or after a secret's
     name (`mkstore … -listCredential <<EOF`): the heredocs found first, what stands before each checked after."""
@@ -525,7 +550,7 @@ READS_BELOW["assignment"] = (
     (b'": {', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\{[ \t\r]*$', re.MULTILINE), lambda path: True),
     # `signingSecret =` (in JavaScript and YAML `accessToken:`) at a line's end, then the literal alone below.
     (b"=", _AssignedAtLineEnd(), lambda path: True),
-    (b":", _AssignedAtLineEnd(key_alone=True), lambda path: path.lower().endswith(KEYED_BELOW_SUFFIXES)),
+    (b":", _AssignedAtLineEnd(key_alone=True), lambda path: path.lower().endswith(KEYED_BELOW_SUFFIXES + (".asset",))),
     # `<setting name="SyncPassword" serializeAs="String">`, then `<value>…</value>` on the line below (.NET settings).
     (b'name="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
     (b'key="', re.compile(_NAMED_ELEMENT_END, re.MULTILINE), lambda path: True),
@@ -537,6 +562,8 @@ READS_BELOW["assignment"] = (
         for words in _SET_APART_WORDS.values()
         for word in words
     ),
+    # `HmacKey = Convert.FromBase64String(`, then the literal alone on the line below (DECODING_OPEN).
+    *((word, _DecodingOpenAfterName(), lambda path: True) for word in (b"decode", b"frombase64string", b"atob")),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
@@ -744,7 +771,11 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         if line[start - 1] == "`" and line[: start - 1].rstrip(" \t").endswith(","):
             return None  # `Firmenname, `Passwort`, `Sommer2024``: Markdown's items of a list, not an argument pair
         return (found.end(), "argument") if quoted_name else None
-    return found.end(), separator.lower()
+    bold = MARKDOWN_BOLD_END.match(line, found.end()) if separator == ":" and line.endswith("**", 0, start) else None
+    return (bold.end() if bold is not None else found.end()), separator.lower()  # **Password:** `…` (Markdown)
+
+
+MARKDOWN_BOLD_END = re.compile(r"\*\*[ \t]*")
 
 
 # A secret store's name for a secret, not the secret: `prod/rds/api-rw` (AWS Secrets Manager, Vault's paths).
@@ -959,12 +990,11 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if signal == "placeholder" and kind == "password" and direct and not value.isalpha():
         signal = filters.slot_signal(value)
     passphrase = kind == "password" and direct and _passphrase(value)
-    if (
-        signal == "placeholder"
-        or (not quoted and filters.looks_like_code(value) and (not literal or filters.wordy(value)))
-        or filters.prose(value)
-        and not passphrase
-    ):
+    code = not quoted and filters.looks_like_code(value) and (not literal or filters.wordy(value))
+    bracket = re.search(r"[\[(]", value) and not re.match(r"[\w.$]+[\[(]", value)
+    if code and bracket and not _expression_before_bracket(value):
+        code = False  # Wq7>Tm3e(;9RkLx…: a generated value's bracket, not a call's (en_base64(…: a call's)
+    if signal == "placeholder" or code or filters.prose(value) and not passphrase:
         return None
     if value.rstrip(":").casefold() in PASSWORD_ABROAD or PHRASE.fullmatch(value.rstrip(":")):
         return None  # "password": "Passwort": a translation of the word
@@ -1025,8 +1055,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None
     if kind != "password" and any(value.startswith(p) and not shape.fullmatch(value) for p, shape in PROVIDER_SHAPES):
         return None  # a provider's prefix without its shape: a token cut short or made up
-    if re.search(r"gpg|pgp|git[_.\-]?signing", name, re.I) and KEY_ID.fullmatch(value):
-        return None  # GPG_KEY=EECC5CE7…: a key's id or fingerprint, which names a public key
+    if re.search(r"gpg|pgp|git[_.\-]?signing", name, re.I) and (KEY_ID.fullmatch(value) or EMAIL.fullmatch(value)):
+        return None  # GPG_KEY=EECC5CE7…, :gpg-key "dev@…": a key's id, fingerprint or user id, naming a public key
     lowered = value.lower()
     if lowered in name.lower() or re.sub(r"[\W_]", "", lowered) in re.sub(r"[\W_]", "", name.lower()):
         return None  # PASSWORD=password, token: TOKEN, CHALLENGE_PASSWORD: "challengePassword"
@@ -1097,12 +1127,22 @@ GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")  # as Google shows
 REST_OF_VALUE = re.compile(r"""[^\s"'`=<>(){}\[\]]*[^\s"'`=<>(){}\[\],;]\s*$""")
 
 
+# The same when a semicolon or a bracket cut it (`Password: Wq7>Tm3e(;9Rk…`): a generated password's punctuation,
+# the rest one run to the line's end ending in a letter or digit, no markup (`</td>`), no other name given a value.
+GENERATED_REST = re.compile(r"""[^\s"'`=]*[A-Za-z0-9]\s*$""")
+
+
 def _through_commas(line: str, at: int, value: str) -> str:
-    """An unquoted config value holding a comma runs to the line's end (a password's comma is not a list's)."""
+    """An unquoted config value holding a comma runs to the line's end (a password's comma is not a list's), and
+    one holding a semicolon or a bracket does when the whole reads as generated."""
     end, whole = at + len(value), line[at:].rstrip()
-    if not line.startswith(",", end) or not REST_OF_VALUE.match(line, end + 1) or re.search(r"\w[:=]", line[end:]):
+    if re.search(r"\w[:=]|</|/>", line[end:]):
         return value
-    return value if all(part.isalpha() for part in whole.split(",")) else whole  # read,write: a list of words
+    if line.startswith(",", end) and REST_OF_VALUE.match(line, end + 1):
+        return value if all(part.isalpha() for part in whole.split(",")) else whole  # read,write: a list of words
+    if line[end : end + 1] in (";", "<", ">", ")", "]", "}", "{") and GENERATED_REST.match(line, end + 1):
+        return whole if value and filters.strength(whole) == "high" else value
+    return value
 
 
 def _passphrase(value: str) -> bool:
@@ -1141,6 +1181,27 @@ def _decoded_text(value: str) -> str | None:
     return text if text and text.isprintable() else None
 
 
+DECODING_OPEN = re.compile(rf"[ \t]*{_DECODER}\s*\(\s*$", re.IGNORECASE)
+ENCODED_BELOW = re.compile(r"\s*([\"'])([A-Za-z0-9+/]{8,}={0,2})\1\s*\)?\s*[;,]?\s*$")
+KEY_BYTES = 16  # the fewest random bytes that make a key (AES-128, a short HMAC key)
+
+
+def _decoded_literal(
+    rule: str, name: str, kind: str, lines: Sequence[str], index: int, column: int, literal: str
+) -> Iterator[Candidate]:
+    """A base64 literal decoded where it is given to a secret's name: the text it encodes, or, when it encodes a key's
+    random bytes (an HMAC or AES key), the literal itself."""
+    plain = _decoded_text(literal)
+    if plain:
+        confidence = _acceptable(name, kind, plain, True, False, True)
+        if confidence:
+            yield Candidate(rule, index, column, plain.strip(), confidence, lines[index].strip()[:200], "base64")
+    elif re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", literal) and len(b64decode_loose(literal) or b"") >= KEY_BYTES:
+        confidence = _acceptable(name, kind, literal, True, False)
+        if confidence:
+            yield Candidate(rule, index, column, literal, confidence, lines[index].strip()[:200])
+
+
 def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | None:
     """A YAML block scalar's first line (`password: |` then the value indented below it)."""
     indent = len(lines[index]) - len(lines[index].lstrip())
@@ -1151,6 +1212,27 @@ def _block_value(lines: Sequence[str], index: int) -> tuple[int, int, str] | Non
                 return None
             return following, len(text) - len(text.lstrip()), text.strip()
     return None
+
+
+# `secretKey:` alone on its line in YAML, then a block sequence of values (Unity keeps one per platform in its
+# settings assets, which are YAML): each item, up to a few.
+YAML_SUFFIXES = (".yaml", ".yml", ".asset")
+SEQUENCE_ITEM = re.compile(r"(\s*)-[ \t]+([\"']?)([^\s\"'#]+)\2\s*$")
+SEQUENCE_ITEMS = 8
+
+
+def _sequence_below(lines: Sequence[str], index: int, path: str) -> list[tuple[int, int, str]]:
+    """The items of a YAML block sequence below a key alone on its line, each as its line, column and value."""
+    if not path.lower().endswith(YAML_SUFFIXES) or not KEYED_BELOW.search(lines[index]):
+        return []
+    indent = len(lines[index]) - len(lines[index].lstrip())
+    items = []
+    for below in range(index + 1, min(index + 1 + SEQUENCE_ITEMS, len(lines))):
+        item = SEQUENCE_ITEM.match(lines[below])
+        if item is None or len(item.group(1)) < indent:
+            break
+        items.append((below, item.start(3), item.group(3)))
+    return items
 
 
 LIST_OPEN = re.compile(r"\[\s*$")
@@ -1206,6 +1288,12 @@ def _set_apart_file(path: str) -> bool:
     return not path.lower().endswith(CODE_SUFFIXES + KEYED_BELOW_SUFFIXES)
 
 
+def _named_below(value: str) -> bool:
+    """A word, a name or a weak value on the line after a sentence that goes on to `is`: not what it says."""
+    weak = filters.strength(value) == "low"
+    return weak or _identifier_like(value, True) or bool(ANY_SECRET_WORD.search(value.lower()))
+
+
 def _set_apart_below(lines: Sequence[str], index: int, shape: re.Pattern[str]) -> tuple[int, int, str] | None:
     """A value set apart on its own below a sentence that names it (`They issued a new password for kvbach01:`, a
     blank line, then the password indented or in backticks; `Token for reference:`, then the token): the first line
@@ -1242,8 +1330,9 @@ def _named_value(lines: Sequence[str], index: int, start: int, end: int) -> tupl
             return index, beside.end()
         if line[after:].strip() or index + 1 >= len(lines):
             return None
-        below = XML_VALUE_ELEMENT.match(lines[index + 1])
-        return (index + 1, below.end()) if below is not None else None
+        at_line = index + 2 if XML_DESCRIPTION.fullmatch(lines[index + 1]) and index + 2 < len(lines) else index + 1
+        below = XML_VALUE_ELEMENT.match(lines[at_line])
+        return (at_line, below.end()) if below is not None else None
     if start > 0 and line[start - 1] == "<" and line[end:].rstrip() == ">" and index + 1 < len(lines):
         below = XML_VALUE_CHILD.match(lines[index + 1])  # <AdministratorPassword> / <Value>…</Value>
         return (index + 1, below.end()) if below is not None else None
@@ -1441,16 +1530,26 @@ def _at(
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     below = _value_below(lines, index, rest, path)
-    if below is None and (PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip()) and _set_apart_file(path):
+    sentence = syntax == "is" and not rest.strip() or syntax == "" and SENTENCE_IS.fullmatch(rest) is not None
+    labelled = PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip() or sentence
+    if below is None and labelled and _set_apart_file(path):
         lowered = name.lower()  # (_SET_APART_WORDS: READS_BELOW's trigger in history)
         if kind in SET_APART_SHAPES and any(word in lowered for word in _SET_APART_WORDS[kind]):
-            below = _set_apart_below(lines, index, SET_APART_SHAPES[kind])
+            shape = VALUE_ALONE if sentence and kind == "password" else SET_APART_SHAPES[kind]
+            below = _set_apart_below(lines, index, shape)
+            if below is not None and sentence and _named_below(below[2]):
+                below = None  # `The password policy is` / `PasswordPolicyV2`: what follows a sentence must be generated
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
         if confidence:
             yield Candidate(rule, at_line, column, value, confidence, value[:200])
         return
+    if syntax == ":" and not rest.strip():
+        for at_line, column, value in _sequence_below(lines, index, path):
+            confidence = _acceptable(name, kind, value, True, False)
+            if confidence:
+                yield Candidate(rule, at_line, column, value, confidence, lines[at_line].strip()[:200])
     if not rest.strip() or BLOCK.match(rest):
         return
     in_query = start > 0 and line[start - 1] in "?&"
@@ -1458,14 +1557,17 @@ def _at(
         return  # OAuth's and OpenID Connect's nonces travel in the clear: a protocol value, not a secret
     if in_query and re.search(r"\.(?:svg|png)\?[^?\s]*$", line[:start]):
         return  # a badge's image URL (codecov's ?token=): a read-only token made to be published
-    decoding = DECODING_CALL.match(line, position) if syntax in ("=", ":", ":=", "=>") else None
+    assigned = syntax in ("=", ":", ":=", "=>")
+    decoding = DECODING_CALL.match(line, position) if assigned else None
     if decoding is not None:  # password = base64.b64decode("…"): the literal is the secret, encoded
         literal = decoding.group(1) or decoding.group(2) or decoding.group(3) or ""
-        plain = _decoded_text(literal)
-        confidence = _acceptable(name, kind, plain, True, False, True) if plain else None
-        if plain and confidence:
-            yield Candidate(rule, index, line.index(literal, position), plain.strip(), confidence,
-                            line.strip()[:200], "base64")  # fmt: skip
+        yield from _decoded_literal(rule, name, kind, lines, index, line.index(literal, position), literal)
+        return
+    open_call = DECODING_OPEN.match(line, position) if assigned and index + 1 < len(lines) else None
+    literal_below = ENCODED_BELOW.match(lines[index + 1]) if open_call is not None else None
+    if literal_below is not None:  # Convert.FromBase64String( at the line's end, the literal alone on the line below
+        column = literal_below.start(2)
+        yield from _decoded_literal(rule, name, kind, lines, index + 1, column, literal_below.group(2))
         return
     found = _value_at(line, position, in_query)
     if found is None:
@@ -1497,6 +1599,8 @@ def _at(
         or path.lower().endswith(SPACED_CREDENTIAL_FILES)
         or UCI_OPTION.match(line, 0, start) is not None
     )
+    if netrc and not quoted and value.lower() in NETRC_WORDS:
+        return  # `…_PASSWORD machine variable`: .netrc's next name (its words are never a value), not a password
     spaced = syntax == "" and not netrc
     tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
     paired = USER_BEFORE.search(line, 0, start) is not None  # user `jobdrop`, pass `…`: a login, written out
