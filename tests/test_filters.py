@@ -1498,6 +1498,28 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("OPS-9.txt", "The admin password after the restore is\nwN5-hT8qZ%c3Rm7^yKd\nThanks", True),
         ("OPS-9.txt", "The password policy is\nPasswordPolicyV2", False),
         ("OPS-9.txt", "The password policy is\nenforced by the domain controller.", False),
+        # a password's short name glued on in capitals; a person's password with `=` in it; a camelCase `Pw` decoded
+        ("Register-Tasks.bat", "set RUNPW=Vq3#zKt8Lm2Wx9", True),
+        ("Exporter.java", 'private static final String DB_PASSWORD = "Maple.Cinder=62";', True),
+        (
+            "Run-Etl.ps1",
+            "$b = 'VAB1AG4AZAByAGEALQBRAHUAaQBsAGwALQA0ADQAMQA4AA=='\n"
+            "$dbPw = [System.Text.Encoding]::Unicode.GetString([System.Convert]::FromBase64String($b))",
+            True,
+        ),
+        # a MIME encoded word naming a password; two names joined by an arrow; where a passphrase is stored
+        ("zmena.eml", "Subject: =?UTF-8?Q?Va=C5=A1e_heslo_bylo_zm=C4=9Bn=C4=9Bno?=", False),
+        ("export.csv", 'Title,Summary\nRotation,"Quarterly: token GitLab↔Jira and Slack"', False),
+        ("config.json", '{\n  "passphraseStorage": "keychain"\n}', False),
+        # a table of secrets and where each lives; sourcehut's secrets by their ids
+        ("rotation.md", "| Secret | Where it lives |\n| --- | --- |\n| `SLACK_TOKEN` | Heroku |", False),
+        (".build.yml", "secrets:\n  - 3c2f8a10-5b7e-4d21-9f6a-0e8b7c4d2a19", False),
+        # a sentence naming a password goes on to a colon, then the password; a name, a date, a mail there
+        ("chat.txt", "Agent: I set a temporary password so you can log in right away: Quartz*Heron-5182", True),
+        ("notes.txt", "The password must meet these rules: minimum14chars", False),
+        ("notes.txt", "Password reset instructions were sent to: j.doe@example.org", False),
+        # a remark with quotes between a password's name and its colon, the password set apart below
+        ("handover.eml", 'App-specific password (labelled "ci-notarize"):\n\n    kqzt-vbnw-rhxe-plmd', True),
         # a host, its port and a database under a DSN's name: where to connect, not a secret
         (".env.example", "ORACLE_USER=STANDBY_RO\nORACLE_DSN=db01.corp.example:1521/ORCLPDB1\n", False),
     ],

@@ -807,10 +807,10 @@ UNSPOKEN = re.compile(r"[b-df-hj-np-tv-xz]{6}")  # six small consonants running 
 
 def wordy(value: str) -> bool:
     """A value made of words and separators only (an identifier, a sentence, a file name), not random characters."""
-    if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:]|__|--)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key,
+    if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:↔→]|__|--)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key,
         # Key Vault's Section--Key)
         # words of any script (Token hinzufügen), not a prefix before random letters (sk_QukeRNiZfGrpcxegmBYIBlWGQ)
-        parts = re.split(r"[ _.\-/:]+", value)
+        parts = re.split(r"[ _.\-/:↔→]+", value)  # (GitLab↔Jira: two names, and what joins them)
         return not any(random_letters(part) or random_in_one_case(part) or UNSPOKEN.search(part) for part in parts)
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi

@@ -48,7 +48,8 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
-    r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z])))"  # (`{:pass …}`: a Clojure keyword)
+    r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z]))"  # (`{:pass …}`: a Clojure keyword)
+    r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z]))))"  # RUNPW, DBPW: a password's short name glued on in capitals
     r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,}]|(?-i:[A-Z]))",
     re.IGNORECASE,
@@ -99,7 +100,8 @@ CODE_SUFFIXES = (
 NOT_SECRET_NAME = re.compile(
     r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
     r"|label|prompt|policy|pattern|regex|hint|header|param|format|prefix|suffix|enabled|required|valid|reset"
-    r"|placeholder|env|var|version|algorithm|algo|mode|provider|store|manager|generator|rotation|created|updated|target"
+    r"|placeholder|env|var|version|algorithm|algo|mode|provider|store|storage|backend|manager|generator|rotation|created"
+    r"|updated|target"
     r"|kind|class|method|ref|reference|input|location|lifetime|duration|id|ids|index|idx|hash|hashed|digest"
     r"|encrypted|enc|template|source|type|schema|spec|usage|uses|used|flag|option|options|form|field|column|col"
     r"|char|chars|strength|complexity|changed|at|on|is|has|mask|masked|display|text|msg|message|error|err|list"
@@ -132,7 +134,7 @@ _AFTER_NOUN = (
     "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
     "temporária",
 )  # fmt: skip
-_REMARK = r"\([A-Za-z][A-Za-z ,'-]{0,59}\)"
+_REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "ci-notarize")`)
 LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
 PERL_SET = re.compile(r"[ \t]*\|{0,2}=(?![=~])")  # `= '…'`, `||= '…'`
 PERL_SUBSCRIPT = re.compile(r"(?:\$\w+|\})(?:->)?\{[\"']?(?:\w+::)*$")
@@ -182,6 +184,10 @@ PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 _SENTENCE = r"[^:\"'`=()\[\]{}\n]{0,60}"
 _SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is"
 SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the name and a space)
+# `I've set a temporary password so you can get in straight away: Willow*…`: a sentence naming a password goes on
+# to a colon, then the password ends the line (or a line of a chat's or a ticket's text, `\n` in its JSON).
+_TOLD = r"[^:\"`=()\[\]{}\n.!?]{1,60}:[ \t]+"
+SENTENCE_THEN_VALUE = re.compile(_TOLD + r"([^\s\\\"'`]{8,64})(?:\\n.*)?[ \t\r]*")
 VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1[ \t]*")  # the value below such a sentence: its line's only word
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
 # The words of the names whose value may stand apart below a label, by the name's kind (`Token for reference:`)
@@ -417,6 +423,7 @@ def _gate() -> LineGate:
                 *(f"{form}{quoted}" for form in declared),
             ),
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
+            f"\\*\\*{name}:\\*\\*{space}*(?:{quoted}|{unquoted})",  # a Markdown label in bold (MARKDOWN_BOLD_END)
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"^\\+?{space}*[\"']?[0-9a-z_.$\\-]*{name}[\"']?{space}*:{space}*$",  # the same, a key alone (KEYED_BELOW)
             f"[?&\"'][0-9A-Za-z_.$\\-]*{name}={unquoted}",  # a query string or a form's body in a literal, in code
@@ -437,7 +444,7 @@ def _gate() -> LineGate:
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
                 # a comma in it (REST_OF_VALUE), a semicolon or a bracket (GENERATED_REST)
                 f"{space}*[=:]{space}*{unquoted_part}[,;<>)\\]{{}}][^\\t\\n ,]",
-                f"{space}*:\\*\\*{space}*(?:{quoted}|{unquoted})",  # a Markdown label in bold (MARKDOWN_BOLD_END)
+                f"{space}+{_TOLD}[^\\s\\\\\"'`]{{8}}",  # a sentence going on to a colon, then it (SENTENCE_THEN_VALUE)
                 f"{space}*{_REMARK}{space}*:",  # (LABEL_REMARK's; the gate judges ASCII lines only)
                 f"{space}+(?:{'|'.join(word for word in _AFTER_NOUN if word.isascii())}){space}*:",
             ),
@@ -775,6 +782,7 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
     return (bold.end() if bold is not None else found.end()), separator.lower()  # **Password:** `…` (Markdown)
 
 
+MIME_WORD = re.compile(r"=\?[\w.\-]+\?[QqBb]\?[^?\s]*\?=")  # RFC 2047's encoded word in a mail's header
 MARKDOWN_BOLD_END = re.compile(r"\*\*[ \t]*")
 
 
@@ -938,6 +946,9 @@ def _stand_in_pair(text: str) -> bool:
     return bool(colon and user and filters.slot_signal(password) == "placeholder")
 
 
+HUMAN_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[._\-][A-Z][a-z]{2,})+")  # `Heron.Thistle=18`: a person's password
+
+
 def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
@@ -1036,6 +1047,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if (
         equals
         and re.fullmatch(r"[A-Za-z_][A-Za-z_.:\-]{0,60}", pair_name)
+        and not (quoted and kind == "password" and HUMAN_WORDS.fullmatch(pair_name) and pair_value.isdigit())
         and (re.fullmatch(r"[A-Za-z_][A-Za-z_.\-]{0,40}|\d{1,6}\.?", pair_value) or filters.is_path(pair_value))
     ):
         return None  # `token_type=bearer`, `PasswordPolicy:MinLength=14`: another pair, a name and its word or number;
@@ -1231,7 +1243,8 @@ def _sequence_below(lines: Sequence[str], index: int, path: str) -> list[tuple[i
         item = SEQUENCE_ITEM.match(lines[below])
         if item is None or len(item.group(1)) < indent:
             break
-        items.append((below, item.start(3), item.group(3)))
+        if not filters.UUID_LAYOUT.fullmatch(item.group(3)):  # (sourcehut's `secrets:`: the secrets' ids)
+            items.append((below, item.start(3), item.group(3)))
     return items
 
 
@@ -1465,6 +1478,8 @@ def _at(
         return  # Android's <pin digest="SHA-256">: a certificate's public key pinned by its hash
     if name.lower().endswith("pin") and BOARD_PIN.match(line, end):
         return  # tx_pin: GPIO21, reset_pin: PA5: a board's pin (ESPHome, Klipper, Arduino), not a PIN code
+    if "=?" in line and any(word.start() < start < word.end() for word in MIME_WORD.finditer(line)):
+        return  # Subject: =?UTF-8?Q?Va=C5=A1e_heslo_bylo_zm=C4=9Bn…?=: a MIME encoded word, its text escaped
     if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines):
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
     if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):
@@ -1539,6 +1554,11 @@ def _at(
             below = _set_apart_below(lines, index, shape)
             if below is not None and sentence and _named_below(below[2]):
                 below = None  # `The password policy is` / `PasswordPolicyV2`: what follows a sentence must be generated
+    told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" and kind == "password" else None
+    if below is None and told is not None and not path.lower().endswith(CODE_SUFFIXES):
+        told_value = told.group(1)
+        if filters.character_classes(told_value) >= 3 and not _named_below(told_value) and "@" not in told_value:
+            below = index, position + told.start(1), told.group(1)  # `… password so you can get in: Willow*…`
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)

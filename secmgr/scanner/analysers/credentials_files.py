@@ -209,8 +209,12 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 while end < len(lines) and "|" in lines[end] and end - header < CSV_ROWS:
                     end += 1
                 yield from _column_values(lines, header, range(header + 2, end), _cells)
+                named = _cells(lines[header])
+                placed = len(named) > 1 and PLACE_COLUMN.search(named[1]) is not None
                 for row in range(header + 2, end):
-                    yield from _labelled_markdown_cell(lines, row, _cells(lines[row]))
+                    for candidate in _labelled_markdown_cell(lines, row, _cells(lines[row])):
+                        if not placed or candidate.confidence != "low":
+                            yield candidate  # (| Secret | Where it lives |: a word there names where it is kept)
     elif path.lower().endswith(GHERKIN_SUFFIXES):
         yield from _gherkin_tables(lines)
     elif path.lower().endswith(HTML_SUFFIXES):
@@ -323,6 +327,10 @@ def _labelled_cells(lines: Sequence[str], index: int, cells: list[str]) -> Itera
     for label, value in zip(cells, cells[1:], strict=False):
         if _secret_column(label):
             yield from _judged_cell(lines, index, value)
+
+
+# A column saying where a secret is kept, who owns it or what it is for: its cells are not the secret's value.
+PLACE_COLUMN = re.compile(r"where|location|stored|kept|vault|source|owner|purpose|description|used", re.IGNORECASE)
 
 
 def _labelled_markdown_cell(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
