@@ -1301,10 +1301,9 @@ def _set_apart_file(path: str) -> bool:
     return not path.lower().endswith(CODE_SUFFIXES + KEYED_BELOW_SUFFIXES)
 
 
-def _named_below(value: str) -> bool:
-    """A word, a name or a weak value on the line after a sentence that goes on to `is`: not what it says."""
-    weak = filters.strength(value) == "low"
-    return weak or _identifier_like(value, True) or bool(ANY_SECRET_WORD.search(value.lower()))
+def _named_after_sentence(value: str) -> bool:
+    """A word or a name where a sentence that names a password leads (`… is`, `…:`): not the password it names."""
+    return _identifier_like(value, True) or bool(ANY_SECRET_WORD.search(value.lower()))
 
 
 def _set_apart_below(lines: Sequence[str], index: int, shape: re.Pattern[str]) -> tuple[int, int, str] | None:
@@ -1552,12 +1551,20 @@ def _at(
         if kind in SET_APART_SHAPES and any(word in lowered for word in _SET_APART_WORDS[kind]):
             shape = VALUE_ALONE if sentence and kind == "password" else SET_APART_SHAPES[kind]
             below = _set_apart_below(lines, index, shape)
-            if below is not None and sentence and _named_below(below[2]):
+            if (
+                below is not None
+                and sentence
+                and (_named_after_sentence(below[2]) or filters.strength(below[2]) == "low")
+            ):
                 below = None  # `The password policy is` / `PasswordPolicyV2`: what follows a sentence must be generated
     told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" and kind == "password" else None
     if below is None and told is not None and not path.lower().endswith(CODE_SUFFIXES):
         told_value = told.group(1)
-        if filters.character_classes(told_value) >= 3 and not _named_below(told_value) and "@" not in told_value:
+        if (
+            filters.character_classes(told_value) >= 3
+            and not _named_after_sentence(told_value)
+            and "@" not in told_value
+        ):
             below = index, position + told.start(1), told.group(1)  # `… password so you can get in: Willow*…`
     if below is not None:
         at_line, column, value = below
