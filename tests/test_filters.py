@@ -1520,6 +1520,25 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("notes.txt", "Password reset instructions were sent to: j.doe@example.org", False),
         # a remark with quotes between a password's name and its colon, the password set apart below
         ("handover.eml", 'App-specific password (labelled "ci-notarize"):\n\n    kqzt-vbnw-rhxe-plmd', True),
+        # a public key's base64 spelling `pwd` by chance before its comment; a YAML anchor before a variable read
+        (
+            "id_ed25519.pub",
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK7vQ2mZpwDx9Lr4TnW8cYb3Hs6Jf1Gq5Ud0Ek2Ra7Pw dev@laptop",
+            False,
+        ),
+        ("docker-compose.yml", '      MYSQL_PASSWORD: &db-password "${DB_PASSWORD:?set it in .env}"', False),
+        ("docker-compose.yml", '      MYSQL_PASSWORD: &db-password "Vq3#zKt8Lm2Wx9"', True),
+        # an adjective after the noun in Vietnamese and Indonesian; a person's password with a dot, unquoted
+        ("chat.txt", "cluster moi da bat TLS. pass mới: `Rk4@vZm7TxQp2Lb*8Nc`", True),
+        ("chat.txt", "password baru: Hq5#vZm2TxWp", True),
+        ("scanner.eml", "  User:      CORP\\svc_scan\n  Password:  Juniper.Marten37$", True),
+        # a printer's address book exported as CSV, its header below comment lines
+        (
+            "ScanDestinations.csv",
+            "# Format Version: 5.2.0.0\n# Function Name: Address Book\n"
+            "No.,Name,Folder User Name,Folder Password\n1,Scan - Intake,CORP\\svc_scan,ledge?Birch71",
+            True,
+        ),
         # a host, its port and a database under a DSN's name: where to connect, not a secret
         (".env.example", "ORACLE_USER=STANDBY_RO\nORACLE_DSN=db01.corp.example:1521/ORCLPDB1\n", False),
     ],

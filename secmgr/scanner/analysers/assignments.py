@@ -132,7 +132,7 @@ SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)
 # the adjective languages write after the noun (`Senha inicial:`, `Contraseña temporal:`, `Mot de passe initial :`)
 _AFTER_NOUN = (
     "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
-    "temporária",
+    "temporária", "mới", "baru", "nuevo", "nueva", "nova", "novo", "nouveau", "nouvelle",
 )  # fmt: skip
 _REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "ci-notarize")`)
 LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
@@ -149,6 +149,7 @@ CONTINUED = re.compile(
     r"|%\s|\|\|)"
 )
 YAML_TAG = re.compile(r"!!?[A-Za-z]+\s+")
+YAML_ANCHOR = re.compile(r"&[A-Za-z_][\w-]*[ \t]+(?=\S)")  # a YAML anchor before its node
 REFERENCE_TAG = re.compile(
     r"!(?:Ref|GetAtt|Sub|ImportValue|FindInMap|Join|Select|If|GetAZs|Cidr|Split|secret|env_var)\s"
 )
@@ -629,6 +630,10 @@ def _kind(name: str) -> str | None:
     last = bare.rsplit(".", 1)[-1]
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
+    if re.fullmatch(r"[A-Za-z0-9+/]{16,}", bare) and filters.strength(bare) == "high" and not filters.wordy(bare):
+        return (
+            None  # …IIHhQ5KJSTeXNBCvT/WflTNRSGblaf8LXIsqZpwD…: a random run (a key's base64) spelling `pwd` by chance
+        )
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
@@ -662,6 +667,9 @@ def _value_at(line: str, position: int, in_query: bool) -> tuple[int, str, bool]
         return None  # !Ref DBPassword, !GetAtt …, !Sub …: CloudFormation's functions; !secret x: Home Assistant's
     if tag:
         position = tag.end()  # key: !!binary <value>
+    anchor = YAML_ANCHOR.match(line, position)
+    if anchor:
+        position = anchor.end()  # MYSQL_PASSWORD: &db-password "${DB_PASSWORD}": an anchor names the value below it
     if line.startswith("JSON.stringify(", position):
         position += len("JSON.stringify(")  # webpack's DefinePlugin: 'process.env.KEY': JSON.stringify('…')
     wrapped = LITERAL_MACRO.match(line, position)

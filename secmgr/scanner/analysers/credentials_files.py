@@ -174,8 +174,9 @@ UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark k
 
 def _csv_header(lines: Sequence[str]) -> int | None:
     """A CSV file's header: its first line, or the second or third when one of those names a secret column and the
-    lines before it are a preamble (Entra ID's bulk-create template starts with `version:v1.0`)."""
-    filled = [i for i, line in enumerate(lines[:8]) if line.strip()][:3]
+    lines before it are a preamble (Entra ID's bulk-create template starts with `version:v1.0`); comment lines before
+    it (`# Format Version: …`, a printer's address book export) are left out."""
+    filled = [i for i, line in enumerate(lines[:12]) if line.strip() and not line.startswith("# ")][:3]
     if not filled:
         return None
     named = (i for i in filled if CSV_HEADER.search(lines[i].lower().encode("utf-8", "replace")))
