@@ -1532,6 +1532,19 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("chat.txt", "cluster moi da bat TLS. pass mới: `Rk4@vZm7TxQp2Lb*8Nc`", True),
         ("chat.txt", "password baru: Hq5#vZm2TxWp", True),
         ("scanner.eml", "  User:      CORP\\svc_scan\n  Password:  Juniper.Marten37$", True),
+        # a command's option for a password, glued on; a value on the line below a sentence, then a remark
+        ("start_fh.sh", "  -tpuser fh_feed -tppass '7Q?x-*^-41*8mz' \\", True),
+        ("INFRA-1.txt", "Clients need REDIS_PASSWORD set, value is\n  Hq4.VxnT2FJQSwBHPU9  -- vault tomorrow", True),
+        # a credential's name in a store by its path; a key's fingerprint; a keyring entry's name; a dotfile's remark
+        ("job.ini", '; Credential Manager (generic credentials "CORP/GISSQL01/gis_editor")', False),
+        ("install.sh", "HC_KEY_FPR=C874011F0AB405110D02105534365D9472D7468F", False),
+        ("settings.ini", "password_keyring_entry = sftp-intake_bot", False),
+        ("backup.sh", "# Password comes from /root/.pgpass (mode 0600):  db01:5432:app:app:<password>", False),
+        # a plain-text table in a mail, a password column; a settings table naming a password policy
+        ("handover.eml", "Host        Tag       User  Password\nsrv-app-13  K71QW72   root  -Hq9kS15GvZ0\n", True),
+        ("notes.txt", "Name        Password policy       Notes\nalice       90 days               none\n", False),
+        # a password in backticks after a sentence's end and a colon
+        ("chat.json", "rotate kiya tha password. naya wala ye hai: `Fennel_Lalbagh_4471` - sorry", True),
         # a printer's address book exported as CSV, its header below comment lines
         (
             "ScanDestinations.csv",

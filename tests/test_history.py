@@ -513,6 +513,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "<hudson.model.StringParameterDefinition>\n  <name>DB_PASSWORD</name>\n"
             "  <description>the batch account</description>\n  <defaultValue>S52y9cjD1Y94tzhw4Z</defaultValue>\n"
         ),
+        "mail/handover.eml": "Host        Tag       User  Password\nsrv-app-13  K71QW72   root  -Hq9kS15GvZ0\n",
         "tickets/OPS-77.txt": (
             "The restore set a new admin password and the temporary one is\nbe6Fco26lsi-BrUB5tCL\nThanks\n"
         ),
@@ -523,7 +524,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
         "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "tickets/SOC-1182.txt", "Kernel/Config.pm",
         "crm/Twilio.md-meta.xml", "Assets/Resources/Analytics.asset", "Server/Signer.cs", "jobs/settle/config.xml",
-        "tickets/OPS-77.txt",
+        "tickets/OPS-77.txt", "mail/handover.eml",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

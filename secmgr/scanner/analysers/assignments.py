@@ -49,7 +49,9 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z]))"  # (`{:pass …}`: a Clojure keyword)
-    r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z]))))"  # RUNPW, DBPW: a password's short name glued on in capitals
+    r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z])))"  # RUNPW, DBPW: a password's short name glued on in capitals
+    r"|(?<=\s-[a-z])|(?<=\s-[a-z]{2})|(?<=\s-[a-z]{3})|(?<=\s-[a-z]{4})|(?<=\s--[a-z]{2})|(?<=\s--[a-z]{3}))"
+    # (-tppass, --dbpass: OPTION_PASSWORD)
     r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,}]|(?-i:[A-Z]))",
     re.IGNORECASE,
@@ -111,7 +113,8 @@ NOT_SECRET_NAME = re.compile(
     r"|verify|verification|confirm|confirmation|question|answer|query|sent|rule|rules|key_id|keyid|bits|arg|args"
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
-    r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals)$",
+    r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals"
+    r"|fpr|entry|keyring)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -189,7 +192,11 @@ SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the 
 # to a colon, then the password ends the line (or a line of a chat's or a ticket's text, `\n` in its JSON).
 _TOLD = r"[^:\"`=()\[\]{}\n.!?]{1,60}:[ \t]+"
 SENTENCE_THEN_VALUE = re.compile(_TOLD + r"([^\s\\\"'`]{8,64})(?:\\n.*)?[ \t\r]*")
-VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1[ \t]*")  # the value below such a sentence: its line's only word
+# The same over a sentence's end when the value is set in backticks (`… rotated the password. The new one: `…` …`)
+_TOLD_ACROSS = r"[^:\"`=()\[\]{}\n]{1,80}:[ \t]+`"
+SENTENCE_THEN_QUOTED = re.compile(_TOLD_ACROSS + r"([^\s`]{8,64})`.*")
+# the value below such a sentence: its line's only word, or its first before a remark (`  -- I'll put it in vault`)
+VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1(?:[ \t]*|(?:[ \t]{2,}|[ \t]+--?[ \t]|[ \t]+—[ \t]).*)")
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
 # The words of the names whose value may stand apart below a label, by the name's kind (`Token for reference:`)
 _SET_APART_WORDS = {"password": ("pass",), "strong": ("token", "secret")}
@@ -309,6 +316,8 @@ DECODERS = (
     "atob", "decode",
 )  # fmt: skip
 # (decode_base64: Perl's MIME::Base64, OpenResty's ngx.decode_base64)
+# Those that name base64 (not a bare `decode(`, everywhere in code): a call opened at a line's end, its literal below
+OPEN_DECODERS = tuple(decoder for decoder in DECODERS if decoder != "decode")
 # (decode: Android's Base64.decode, Java's getDecoder().decode, a helper named so: `pass: decode('…')`)
 LOOK_UP_NAME = re.compile(r"(?:Get|Fetch|Load|Lookup|Retrieve)(?:Credential|Secret|Password|Token|Key)s?")
 ENCRYPTED_NAME = re.compile(r"encrypted(?:_|[A-Z]|$)", re.IGNORECASE)  # encrypted_secret, encryptedPassword
@@ -434,7 +443,7 @@ def _gate() -> LineGate:
             # a decoding call of a literal, given to the name (DECODING_CALL)
             # (the call alone: a long bounded repeat between it and the name is slow for Hyperscan)
             f"(?:{'|'.join(DECODERS)})!?{space}*\\({space}*[\"'][0-9A-Za-z+/]{{8}}",  # (decode64!)
-            f"(?:{'|'.join(DECODERS)}){space}*\\({space}*$",  # its literal on the line below (DECODING_OPEN)
+            f"(?:{'|'.join(OPEN_DECODERS)}){space}*\\({space}*$",  # its literal on the line below (DECODING_OPEN)
             f"[\"'][0-9A-Za-z+/]{{8,}}={{0,2}}[\"']{space}*(?:,{space}*[\"']base64|\\|{space}*b64decode"
             f"|\\|{space}*base64{space}+-)",
         ),
@@ -446,6 +455,7 @@ def _gate() -> LineGate:
                 # a comma in it (REST_OF_VALUE), a semicolon or a bracket (GENERATED_REST)
                 f"{space}*[=:]{space}*{unquoted_part}[,;<>)\\]{{}}][^\\t\\n ,]",
                 f"{space}+{_TOLD}[^\\s\\\\\"'`]{{8}}",  # a sentence going on to a colon, then it (SENTENCE_THEN_VALUE)
+                f"[.]?{space}+{_TOLD_ACROSS}[^\\s`]{{8}}",  # the same over a sentence's end, in backticks
                 f"{space}*{_REMARK}{space}*:",  # (LABEL_REMARK's; the gate judges ASCII lines only)
                 f"{space}+(?:{'|'.join(word for word in _AFTER_NOUN if word.isascii())}){space}*:",
             ),
@@ -514,7 +524,7 @@ class _DecodingOpenAfterName:
     """A decoding call opened at a line's end after a secret's name (`HmacKey = Convert.FromBase64String(`), its
     literal on the line below: the calls found first, the name checked after."""
 
-    START = re.compile(rb"(?:" + "|".join(DECODERS).encode() + rb")[ \t]*\([ \t\r]*$", re.MULTILINE)
+    START = re.compile(rb"(?:" + "|".join(OPEN_DECODERS).encode() + rb")[ \t]*\([ \t\r]*$", re.MULTILINE)
     BEFORE = re.compile(_WORD_THEN_NAME + rb"[\"'\]]?[ \t]*(?:=|:=|=>|:)")
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
@@ -571,7 +581,7 @@ READS_BELOW["assignment"] = (
         for word in words
     ),
     # `HmacKey = Convert.FromBase64String(`, then the literal alone on the line below (DECODING_OPEN).
-    *((word, _DecodingOpenAfterName(), lambda path: True) for word in (b"decode", b"frombase64string", b"atob")),
+    *((word.encode(), _DecodingOpenAfterName(), lambda path: True) for word in OPEN_DECODERS),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
@@ -585,6 +595,9 @@ def _name_bounds(line: str, start: int, end: int) -> tuple[int, int]:
     while end < len(line) and IDENT.match(line[end]):
         end += 1
     return start, end
+
+
+OPTION_PASSWORD = re.compile(r"--?[a-z]{1,6}(?:pass|passwd|pwd)")
 
 
 @functools.lru_cache(maxsize=4096)  # (names repeat: password, token, key)
@@ -634,6 +647,8 @@ def _kind(name: str) -> str | None:
         return (
             None  # …IIHhQ5KJSTeXNBCvT/WflTNRSGblaf8LXIsqZpwD…: a random run (a key's base64) spelling `pwd` by chance
         )
+    if OPTION_PASSWORD.fullmatch(name):
+        return "password"  # -tppass, --dbpass: a command's option for a password, its name glued on
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
@@ -980,6 +995,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # key="Control Panel\Desktop": a registry key's path (Group Policy preferences), in words
     if DER_SIGNATURE.fullmatch(value) and int(value[2:4], 16) * 2 + 4 == len(value):
         return None  # 3045022100…: a DER-encoded signature in hex (TUF's and Sigstore's metadata), public
+    if spaced and re.fullmatch(r"[\w.-]+(?:/[\w.-]+){2,}", value):
+        return None  # generic credentials "CORP/GISSQL01/gis_editor": a credential's name in a store, by its path
     if spaced and EMAIL.fullmatch(value):
         return None  # `portal:set-password webadmin@corp.example`: whose password, not the password
     if re.fullmatch(r"[A-Z]\w*(?:::[A-Za-z_]\w*)+", value):
@@ -1201,7 +1218,9 @@ def _decoded_text(value: str) -> str | None:
     return text if text and text.isprintable() else None
 
 
-DECODING_OPEN = re.compile(rf"[ \t]*{_DECODER}\s*\(\s*$", re.IGNORECASE)
+DECODING_OPEN = re.compile(
+    rf"[ \t]*(?:\[(?:system\.)?convert\]::)?(?:[\w.]|::)*(?:{'|'.join(OPEN_DECODERS)})\s*\(\s*$", re.IGNORECASE
+)
 ENCODED_BELOW = re.compile(r"\s*([\"'])([A-Za-z0-9+/]{8,}={0,2})\1\s*\)?\s*[;,]?\s*$")
 KEY_BYTES = 16  # the fewest random bytes that make a key (AES-128, a short HMAC key)
 
@@ -1452,6 +1471,8 @@ def _at(
     seen.add(start)
     if line.endswith("://", 0, start):
         return  # https://gitlab-ci-token:…@host: a URL's user, the URL rules' business
+    if line.endswith("/", 0, start) and line.startswith(".", start):
+        return  # /root/.pgpass (mode 0600): …: a file in a path, named after what it keeps
     if "@@" in line[max(0, start - 2) : start + 1]:
         return  # @@SECRET:__weblogic-credentials__:password@@: a WebLogic Deploy Tooling macro's kind, not a name
     if line.endswith("${", 0, start):
@@ -1566,6 +1587,8 @@ def _at(
             ):
                 below = None  # `The password policy is` / `PasswordPolicyV2`: what follows a sentence must be generated
     told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" and kind == "password" else None
+    if told is None and syntax in ("", ".") and kind == "password":
+        told = SENTENCE_THEN_QUOTED.fullmatch(rest)
     if below is None and told is not None and not path.lower().endswith(CODE_SUFFIXES):
         told_value = told.group(1)
         if (

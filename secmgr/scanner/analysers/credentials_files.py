@@ -34,6 +34,7 @@ TABLE_RULE = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*")  # a Mar
 # Password`, rows `| db1 || Hq4!vLz8`), DokuWiki's (`^ Host ^ Password ^`, rows `| db1 | Hq4!vLz8 |`).
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
 WIKI_SUFFIXES = (".wiki", ".mediawiki", ".txt")
+TEXT_TABLE_SUFFIXES = (".eml", ".txt", ".msg", ".mbox", ".log")  # (plain-text tables: _spaced_tables)
 WIKI_MARKUP = re.compile(r"</?(?:code|nowiki|tt|kbd|pre)>|^''|''$|^%%|%%$")  # around a cell's value
 # A column of passwords or secret keys: `Password`, `user_password`, `Secret access key`, `api_key`, `token`,
 # LAPS' `ms-Mcs-AdmPwd`, LoRaWAN's `app_key` / `nwk_s_key` (a device's root and session keys).
@@ -169,6 +170,13 @@ READS_BELOW["csv-credentials"] = (
         lambda path: path.lower().endswith(HTML_SUFFIXES),
     ),
 )
+READS_BELOW["csv-credentials"] += (
+    (
+        b"pass",
+        re.compile(rb"^[ \t]*\S[^\n]*\S[ \t]{2,}(?:pass(?:word)?|passwd)(?:[ \t]{2,}[^\n]*)?[ \t\r]*$", re.MULTILINE),
+        lambda path: path.lower().endswith(TEXT_TABLE_SUFFIXES),
+    ),
+)
 UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark knows
 
 
@@ -224,6 +232,35 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
         yield from _asciidoc_tables(lines)
     elif path.lower().endswith(WIKI_SUFFIXES):
         yield from _wiki_tables(lines)
+    if path.lower().endswith(TEXT_TABLE_SUFFIXES):
+        yield from _spaced_tables(lines)
+
+
+SECRET_COLUMN_WORD = re.compile(r"pass|pwd|secret|token|key")
+# A plain-text table in a mail or a note: a header of columns two spaces or more apart, one of them a password's,
+# and rows below it, aligned, until a blank line (`Host   Service tag   User   Password`).
+SPACED_CELL = re.compile(r"\S+(?: \S+)*")
+
+
+def _spaced_cells(line: str) -> list[tuple[int, str]]:
+    return [(cell.start(), cell.group()) for cell in SPACED_CELL.finditer(line)]
+
+
+def _spaced_tables(lines: Sequence[str]) -> Iterator[Candidate]:
+    for header, line in enumerate(lines):
+        if "  " not in line or not SECRET_COLUMN_WORD.search(line.lower()):
+            continue
+        names = _spaced_cells(line)
+        columns = [at for at, name in names if _secret_column(name)]
+        if len(names) < 3 or not columns:
+            continue
+        for row in range(header + 1, min(len(lines), header + 1 + CSV_ROWS)):
+            cells = dict(_spaced_cells(lines[row]))
+            if len(cells) != len(names):
+                break  # a blank line, prose or a rule: the table ends
+            for at in columns:
+                if at in cells:
+                    yield from _judged_cell(lines, row, cells[at])
 
 
 def _gherkin_tables(lines: Sequence[str]) -> Iterator[Candidate]:
