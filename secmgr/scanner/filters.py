@@ -738,14 +738,17 @@ WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?
 
 # Two words in title case, a dot between, then digits and maybe a sign (Saffron.Heron44$): a person's password, not
 # an attribute of a module
-TITLED_PASSWORD = re.compile(r"[A-Z][a-z]{2,}\.[A-Z][a-z]{2,}(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])")
+TITLED_PASSWORD = re.compile(r"([A-Z][a-z]{2,})\.([A-Z][a-z]{2,})(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])")
 
 
 def looks_like_code(value: str) -> bool:
     if POWERSHELL.fullmatch(value):
         return True
-    if WORD_DOT_WORD.fullmatch(value) or TITLED_PASSWORD.fullmatch(value):
+    if WORD_DOT_WORD.fullmatch(value):
         return False
+    titled = TITLED_PASSWORD.fullmatch(value)
+    if titled is not None and titled.group(1) != titled.group(2):
+        return False  # (Word.Word10: one word twice, a shape written out)
     found = CODE.search(value)
     if found is None:
         return False

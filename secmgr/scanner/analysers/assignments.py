@@ -520,27 +520,14 @@ class _AssignedAtLineEnd:
         return None
 
 
-class _DecodingOpenAfterName:
-    """A decoding call opened at a line's end after a secret's name (`HmacKey = Convert.FromBase64String(`), its
-    literal on the line below: the calls found first, the name checked after."""
+class _OpenedAfterName:
+    """A line ending in what opens a value on the lines below (`start`) after what names it (`before`, looked for in
+    the line before the opening): the openings found first, the names checked after (one expression for both scans a
+    text many times over)."""
 
-    START = re.compile(rb"(?:" + "|".join(OPEN_DECODERS).encode() + rb")[ \t]*\([ \t\r]*$", re.MULTILINE)
-    BEFORE = re.compile(_WORD_THEN_NAME + rb"[\"'\]]?[ \t]*(?:=|:=|=>|:)")
-
-    def search(self, text: bytes) -> re.Match[bytes] | None:
-        for start in self.START.finditer(text):
-            found = self.BEFORE.search(text, text.rfind(b"\n", 0, start.start()) + 1, start.start())
-            if found is not None:
-                return found
-        return None
-
-
-class _HeredocAfterName:
-    """A heredoc opened after `=` or `:` (`api_token = <<EOT`, whatever the name: they are rare) or after a secret's
-    name (`mkstore … -listCredential <<EOF`): the heredocs found first, what stands before each checked after."""
-
-    START = re.compile(rb"<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$", re.MULTILINE)
-    BEFORE = re.compile(rb"(?:[=:]|" + _WORD_THEN_NAME + rb")[ \t]*$")
+    def __init__(self, start: bytes, before: bytes) -> None:
+        self.START = re.compile(start, re.MULTILINE)
+        self.BEFORE = re.compile(before)
 
     def search(self, text: bytes) -> re.Match[bytes] | None:
         for start in self.START.finditer(text):
@@ -548,6 +535,18 @@ class _HeredocAfterName:
             if found is not None:
                 return found
         return None
+
+
+# A heredoc opened after `=` or `:` (`api_token = <<EOT`, whatever the name: they are rare) or after a secret's name
+# (`mkstore … -listCredential <<EOF`).
+_HEREDOC_AFTER_NAME = _OpenedAfterName(
+    rb"<<<?[-~]?[\"']?[a-z_]\w*[\"']?[ \t\r]*$", rb"(?:[=:]|" + _WORD_THEN_NAME + rb")[ \t]*$"
+)
+# A decoding call opened at a line's end after a secret's name (`HmacKey = Convert.FromBase64String(`).
+_DECODING_OPEN_AFTER_NAME = _OpenedAfterName(
+    rb"(?:" + "|".join(OPEN_DECODERS).encode() + rb")[ \t]*\([ \t\r]*$",
+    _WORD_THEN_NAME + rb"[\"'\]]?[ \t]*(?:=|:=|=>|:)",
+)
 
 
 READS_BELOW["assignment"] = (
@@ -558,7 +557,7 @@ READS_BELOW["assignment"] = (
     (b"name", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
     (b"key", re.compile(_ENTRY_END_ELSEWHERE, re.MULTILINE), lambda path: not path.lower().endswith(CODE_SUFFIXES)),
     # `api_token = <<EOT` (HEREDOC) and `app.secret=\` in a .properties file (CONTINUATION).
-    (b"<<", _HeredocAfterName(), lambda path: True),
+    (b"<<", _HEREDOC_AFTER_NAME, lambda path: True),
     (b"\\", re.compile(_CONTINUED, re.MULTILINE), lambda path: path.lower().endswith(".properties")),
     # `<key>APIPassword</key>` / `<name>fs.s3a.secret.key</name>`, then the value's element on the line below.
     (b"</key>", re.compile(rb"<key>" + _NAMED + rb"</key>[ \t\r]*$", re.MULTILINE), lambda path: True),
@@ -581,7 +580,7 @@ READS_BELOW["assignment"] = (
         for word in words
     ),
     # `HmacKey = Convert.FromBase64String(`, then the literal alone on the line below (DECODING_OPEN).
-    *((word.encode(), _DecodingOpenAfterName(), lambda path: True) for word in OPEN_DECODERS),
+    *((word.encode(), _DECODING_OPEN_AFTER_NAME, lambda path: True) for word in OPEN_DECODERS),
     # `"X-Api-Key": [`, then the list's one value on the line below (LIST_OPEN).
     (b'": [', re.compile(rb'"' + _NAMED + rb'"[ \t]*:[ \t]*\[[ \t\r]*$', re.MULTILINE), lambda path: True),
 )
