@@ -1545,6 +1545,17 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("notes.txt", "Name        Password policy       Notes\nalice       90 days               none\n", False),
         # a password in backticks after a sentence's end and a colon
         ("chat.json", "rotate kiya tha password. naya wala ye hai: `Fennel_Lalbagh_4471` - sorry", True),
+        # a variable's name with a digit; a secret's version named after its variable's `=`
+        ("externalsecret.yaml", "  data:\n  - secretKey: FIVE9_USERNAME\n    remoteRef:\n      key: wallboard", False),
+        ("cloudbuild.yaml", "  - --set-secrets=DB_PASS=shop-db-pass:latest,JWT_KEY=api-jwt-key:3", False),
+        # Terraform state's secret_text; an AsciiDoc table's labelled row; a person's word1234.Word password
+        ("terraform.tfstate", '            "secret_text": "qT7Wd0xYs8bK1vR5nLc7zPf3hG9jE4uA6oI2tXwVmNy="', True),
+        (
+            "Procedure.adoc",
+            '[cols="1,2"]\n|===\n| Console | https://admin.example.org\n| Password | `zinnia4417.Heron`\n|===',
+            True,
+        ),
+        ("README.md", "  `sslPassword = Word.Word10` in a `.conf` file", False),
         # a printer's address book exported as CSV, its header below comment lines
         (
             "ScanDestinations.csv",

@@ -737,8 +737,10 @@ WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?
 
 
 # Two words in title case, a dot between, then digits and maybe a sign (Saffron.Heron44$): a person's password, not
-# an attribute of a module
-TITLED_PASSWORD = re.compile(r"([A-Z][a-z]{2,})\.([A-Z][a-z]{2,})(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])")
+# an attribute of a module (two different words: Word.Word10 is a shape written out)
+TITLED_PASSWORD = re.compile(
+    r"([A-Z][a-z]{2,})\.([A-Z][a-z]{2,})(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])|([a-z]{3,})\d{2,4}\.([A-Z][a-z]{2,})"
+)  # (or a word, digits, a dot and a word in title case: verbena2930.Quill)
 
 
 def looks_like_code(value: str) -> bool:
@@ -747,7 +749,7 @@ def looks_like_code(value: str) -> bool:
     if WORD_DOT_WORD.fullmatch(value):
         return False
     titled = TITLED_PASSWORD.fullmatch(value)
-    if titled is not None and titled.group(1) != titled.group(2):
+    if titled is not None and len({word.lower() for word in titled.groups() if word}) == 2:
         return False  # (Word.Word10: one word twice, a shape written out)
     found = CODE.search(value)
     if found is None:

@@ -290,7 +290,8 @@ PROVIDER_SHAPES = (
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 _SECRET_VERSION = r"[A-Za-z_]\w*=[\w.-]+:(?:latest|\d{1,6})"
-SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*")
+# (or one secret's version after its variable's `=`: `--update-secrets=DB_PASS=kitebird-db-pass:latest`)
+SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*|[a-z][a-z0-9-]*:(?:latest|\\d{{1,6}})")
 AZURE_RESOURCE_TYPE = re.compile(r"[A-Z][A-Za-z]+(?:\.[A-Za-z]+)+/[\w/.-]+@\d{4}-\d{2}-\d{2}(?:-preview)?")
 # "[parameters('sendGridApiKey')]", "[in_Password]": an ARM template's expression, a Workflow (UiPath) argument
 BRACKETED_EXPRESSION = re.compile(r"\[(?:[a-z]\w*\(.*\)(?:\.\w+)*|[A-Za-z_]\w*(?:\.\w+)*)\]")
@@ -665,6 +666,8 @@ def _kind(name: str) -> str | None:
     after = after.strip("_.-")
     if not after and re.search(r"(?:replay|csp|script|style|oauth|oidc|openid)[_.\-]?nonce$", bare, re.I):
         return None  # ACME's Replay-Nonce, a CSP or OAuth nonce: sent in the clear, used once
+    if bare.lower() in ("secret_text", "secret_string"):
+        return "strong"  # Terraform's cloudflare_worker_secret and aws_secretsmanager_secret_version: the secret itself
     if after and (NOT_SECRET_NAME.search(after.lower()) or HASHED.search(after)) or HASHED_FIRST.match(bare):
         return None  # password_sha256_hex, hashed_password, md5_cred: a digest of the secret (crypt formats have rules)
     if after.lower() in ("key", "secret", "secretkey", "secretname", "ref", "secretref") and "pass" in bare.lower():
@@ -968,6 +971,7 @@ def _stand_in_pair(text: str) -> bool:
     return bool(colon and user and filters.slot_signal(password) == "placeholder")
 
 
+SETTING_NAME_END = re.compile(r"_(?:USER(?:NAME)?|LOGIN|HOST|URL|URI|PORT|ID|EMAIL|ACCOUNT|REGION|ENDPOINT)$")
 HUMAN_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[._\-][A-Z][a-z]{2,})+")  # `Heron.Thistle=18`: a person's password
 
 
@@ -1046,8 +1050,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # a name, a sentence, a path; but people do choose words as passwords
     if re.fullmatch(r"[A-Z]{2,}(?:_[A-Z]{2,})+", value):
         return None  # `username/password -> NEXUS_USR / NEXUS_PSW`: variables' names, in capitals and underscores
-    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and _names_a_secret(value):
-        return None  # secretKey: LINK2FEED_API_KEY: a variable's name with a digit in it, naming a secret
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and (
+        _names_a_secret(value) or SETTING_NAME_END.search(value)
+    ):
+        return None  # secretKey: LINK2FEED_API_KEY, FIVE9_USERNAME: a variable's name with a digit in it
     if kind != "password" and KEBAB_NAME.fullmatch(value) and _names_a_secret(value):
         return None  # `key: orders-mllp-key-passphrase`: a secret store's name for one (ExternalSecret's remoteRef)
     if not direct and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value) and _names_a_secret(value):

@@ -221,7 +221,7 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
                 named = _cells(lines[header])
                 placed = len(named) > 1 and PLACE_COLUMN.search(named[1]) is not None
                 for row in range(header + 2, end):
-                    for candidate in _labelled_markdown_cell(lines, row, _cells(lines[row])):
+                    for candidate in _labelled_cell(lines, row, _cells(lines[row])):
                         if not placed or candidate.confidence != "low":
                             yield candidate  # (| Secret | Where it lives |: a word there names where it is kept)
     elif path.lower().endswith(GHERKIN_SUFFIXES):
@@ -307,6 +307,8 @@ def _asciidoc_tables(lines: Sequence[str]) -> Iterator[Candidate]:
         if header < len(lines) and lines[header].lstrip().startswith("|"):
             rows = [row for row in range(header + 1, end) if lines[row].lstrip().startswith("|")]
             yield from _column_values(lines, header, rows, _asciidoc_cells)
+            for row in (header, *rows):
+                yield from _labelled_cell(lines, row, _asciidoc_cells(lines[row]))  # | Mot de passe | `…`
         index = end + 1
 
 
@@ -371,9 +373,9 @@ def _labelled_cells(lines: Sequence[str], index: int, cells: list[str]) -> Itera
 PLACE_COLUMN = re.compile(r"where|location|stored|kept|vault|source|owner|purpose|description|used", re.IGNORECASE)
 
 
-def _labelled_markdown_cell(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
-    """A Markdown row of a field and its value (`| **Password** | `…` |`, and at most a note): the value when the
-    field names a secret and the value is one word (not `vault kv/app`, a description or a reference)."""
+def _labelled_cell(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
+    """A Markdown or AsciiDoc row of a field and its value (`| **Password** | `…` |`, and at most a note): the value
+    when the field names a secret and the value is one word (not `vault kv/app`, a description or a reference)."""
     if 2 <= len(cells) <= 3 and _secret_column(cells[0].strip("*_`")) and not re.search(r"\s", cells[1]):
         yield from _judged_cell(lines, index, cells[1])
 
