@@ -1499,7 +1499,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("OPS-9.txt", "The password policy is\nPasswordPolicyV2", False),
         ("OPS-9.txt", "The password policy is\nenforced by the domain controller.", False),
         # a password's short name glued on in capitals; a person's password with `=` in it; a camelCase `Pw` decoded
-        ("Register-Tasks.bat", "set RUNPW=Vq3#zKt8Lm2Wx9", True),
+        ("Register-Tasks.bat", "set SVCPW=Vq3#zKt8Lm2Wx9", True),
         ("Exporter.java", 'private static final String DB_PASSWORD = "Maple.Cinder=62";', True),
         (
             "Run-Etl.ps1",
@@ -1508,9 +1508,9 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             True,
         ),
         # a MIME encoded word naming a password; two names joined by an arrow; where a passphrase is stored
-        ("zmena.eml", "Subject: =?UTF-8?Q?Va=C5=A1e_heslo_bylo_zm=C4=9Bn=C4=9Bno?=", False),
-        ("export.csv", 'Title,Summary\nRotation,"Quarterly: token GitLab↔Jira and Slack"', False),
-        ("config.json", '{\n  "passphraseStorage": "keychain"\n}', False),
+        ("zmena.eml", "Subject: =?UTF-8?Q?Ihr_Passwort_wurde_ge=C3=A4ndert?=", False),
+        ("export.csv", 'Title,Summary\nRotation,"Quarterly: token Grafana↔PagerDuty and Slack"', False),
+        ("config.json", '{\n  "passwordStorage": "keychain"\n}', False),
         # a table of secrets and where each lives; sourcehut's secrets by their ids
         ("rotation.md", "| Secret | Where it lives |\n| --- | --- |\n| `SLACK_TOKEN` | Heroku |", False),
         (".build.yml", "secrets:\n  - 3c2f8a10-5b7e-4d21-9f6a-0e8b7c4d2a19", False),
@@ -1519,7 +1519,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("notes.txt", "The password must meet these rules: minimum14chars", False),
         ("notes.txt", "Password reset instructions were sent to: j.doe@example.org", False),
         # a remark with quotes between a password's name and its colon, the password set apart below
-        ("handover.eml", 'App-specific password (labelled "ci-notarize"):\n\n    kqzt-vbnw-rhxe-plmd', True),
+        ("handover.eml", 'App-specific password (labelled "release-signing"):\n\n    kqzt-vbnw-rhxe-plmd', True),
         # a public key's base64 spelling `pwd` by chance before its comment; a YAML anchor before a variable read
         (
             "id_ed25519.pub",
@@ -1531,22 +1531,30 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # an adjective after the noun in Vietnamese and Indonesian; a person's password with a dot, unquoted
         ("chat.txt", "cluster moi da bat TLS. pass mới: `Rk4@vZm7TxQp2Lb*8Nc`", True),
         ("chat.txt", "password baru: Hq5#vZm2TxWp", True),
-        ("scanner.eml", "  User:      CORP\\svc_scan\n  Password:  Juniper.Marten37$", True),
+        ("scanner.eml", "  User:      CORP\\svc_copier\n  Password:  Juniper.Marten37$", True),
         # a command's option for a password, glued on; a value on the line below a sentence, then a remark
-        ("start_fh.sh", "  -tpuser fh_feed -tppass '7Q?x-*^-41*8mz' \\", True),
-        ("INFRA-1.txt", "Clients need REDIS_PASSWORD set, value is\n  Hq4.VxnT2FJQSwBHPU9  -- vault tomorrow", True),
+        ("start_fh.sh", "  -dbuser etl_load -dbpass 'Tq3#x-*^-58*2wz' \\", True),
+        (
+            "INFRA-1.txt",
+            "Workers read CACHE_PASSWORD and the value is\n  Hq4.VxnT2FJQSwBHPU9  -- moving it to vault",
+            True,
+        ),
         # a credential's name in a store by its path; a key's fingerprint; a keyring entry's name; a dotfile's remark
-        ("job.ini", '; Credential Manager (generic credentials "CORP/GISSQL01/gis_editor")', False),
-        ("install.sh", "HC_KEY_FPR=C874011F0AB405110D02105534365D9472D7468F", False),
-        ("settings.ini", "password_keyring_entry = sftp-intake_bot", False),
+        ("job.ini", '; Credential Manager (generic credentials "CORP/APPSQL03/report_writer")', False),
+        ("install.sh", "VENDOR_KEY_FPR=6F28DE0F2F6ABC1D5538BC880B42D2B28220C1E5", False),
+        ("settings.ini", "password_keyring_entry = ftp-drop_svc", False),
         ("backup.sh", "# Password comes from /root/.pgpass (mode 0600):  db01:5432:app:app:<password>", False),
         # a plain-text table in a mail, a password column; a settings table naming a password policy
-        ("handover.eml", "Host        Tag       User  Password\nsrv-app-13  K71QW72   root  -Hq9kS15GvZ0\n", True),
+        ("handover.eml", "Host        Tag       User  Password\nsrv-app-13  M52TR18   root  -Rt4mX83KcW1\n", True),
         ("notes.txt", "Name        Password policy       Notes\nalice       90 days               none\n", False),
         # a password in backticks after a sentence's end and a colon
         ("chat.json", "rotate kiya tha password. naya wala ye hai: `Fennel_Lalbagh_4471` - sorry", True),
         # a variable's name with a digit; a secret's version named after its variable's `=`
-        ("externalsecret.yaml", "  data:\n  - secretKey: FIVE9_USERNAME\n    remoteRef:\n      key: wallboard", False),
+        (
+            "externalsecret.yaml",
+            "  data:\n  - secretKey: GENESYS2_USERNAME\n    remoteRef:\n      key: wallboard",
+            False,
+        ),
         ("cloudbuild.yaml", "  - --set-secrets=DB_PASS=shop-db-pass:latest,JWT_KEY=api-jwt-key:3", False),
         # Terraform state's secret_text; an AsciiDoc table's labelled row; a person's word1234.Word password
         ("terraform.tfstate", '            "secret_text": "qT7Wd0xYs8bK1vR5nLc7zPf3hG9jE4uA6oI2tXwVmNy="', True),
@@ -1560,7 +1568,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         (
             "ScanDestinations.csv",
             "# Format Version: 5.2.0.0\n# Function Name: Address Book\n"
-            "No.,Name,Folder User Name,Folder Password\n1,Scan - Intake,CORP\\svc_scan,ledge?Birch71",
+            "No.,Name,Folder User Name,Folder Password\n1,Scan - Intake,CORP\\svc_copier,ledge?Birch71",
             True,
         ),
         # a host, its port and a database under a DSN's name: where to connect, not a secret

@@ -513,7 +513,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
             "<hudson.model.StringParameterDefinition>\n  <name>DB_PASSWORD</name>\n"
             "  <description>the batch account</description>\n  <defaultValue>S52y9cjD1Y94tzhw4Z</defaultValue>\n"
         ),
-        "mail/handover.eml": "Host        Tag       User  Password\nsrv-app-13  K71QW72   root  -Hq9kS15GvZ0\n",
+        "mail/handover.eml": "Host        Tag       User  Password\nsrv-app-13  M52TR18   root  -Rt4mX83KcW1\n",
         "tickets/OPS-77.txt": (
             "The restore set a new admin password and the temporary one is\nbe6Fco26lsi-BrUB5tCL\nThanks\n"
         ),

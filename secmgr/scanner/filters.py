@@ -736,7 +736,7 @@ COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
 WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?")
 
 
-# Two words in title case, a dot between, then digits and maybe a sign (Saffron.Heron44$): a person's password, not
+# Two words in title case, a dot between, then digits and maybe a sign (Juniper.Marten37$): a person's password, not
 # an attribute of a module (two different words: Word.Word10 is a shape written out)
 TITLED_PASSWORD = re.compile(
     r"([A-Z][a-z]{2,})\.([A-Z][a-z]{2,})(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])|([a-z]{3,})\d{2,4}\.([A-Z][a-z]{2,})"
@@ -820,7 +820,7 @@ def wordy(value: str) -> bool:
     if re.fullmatch(r"_*[^\W\d_]+(?:(?:[ _.\-/:↔→]|__|--)[^\W\d_]+)*[_.:?!]?\s*", value):  # (.NET's Section__Key,
         # Key Vault's Section--Key)
         # words of any script (Token hinzufügen), not a prefix before random letters (sk_QukeRNiZfGrpcxegmBYIBlWGQ)
-        parts = re.split(r"[ _.\-/:↔→]+", value)  # (GitLab↔Jira: two names, and what joins them)
+        parts = re.split(r"[ _.\-/:↔→]+", value)  # (Grafana↔PagerDuty: two names, and what joins them)
         return not any(random_letters(part) or random_in_one_case(part) or UNSPOKEN.search(part) for part in parts)
     if re.fullmatch(r"[A-Za-z_]+[0-9]{0,3}(?:\.[A-Za-z_]+[0-9]{0,3}){2,}", value):
         return True  # a module or class path: payments.v2.PublicApi

@@ -49,9 +49,9 @@ STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII lin
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
     r"(?:^|[_.\-\s\"'$@<>]|(?<=[\s{(\[,]:)|(?-i:(?<=[a-z0-9])(?=[A-Z]))"  # (`{:pass …}`: a Clojure keyword)
-    r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z])))"  # RUNPW, DBPW: a password's short name glued on in capitals
+    r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z])))"  # SVCPW, DBPW: a password's short name glued on in capitals
     r"|(?<=\s-[a-z])|(?<=\s-[a-z]{2})|(?<=\s-[a-z]{3})|(?<=\s-[a-z]{4})|(?<=\s--[a-z]{2})|(?<=\s--[a-z]{3}))"
-    # (-tppass, --dbpass: OPTION_PASSWORD)
+    # (-dbpass, --smtppass: OPTION_PASSWORD)
     r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,}]|(?-i:[A-Z]))",
     re.IGNORECASE,
@@ -137,7 +137,7 @@ _AFTER_NOUN = (
     "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
     "temporária", "mới", "baru", "nuevo", "nueva", "nova", "novo", "nouveau", "nouvelle",
 )  # fmt: skip
-_REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "ci-notarize")`)
+_REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "release-signing")`)
 LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
 PERL_SET = re.compile(r"[ \t]*\|{0,2}=(?![=~])")  # `= '…'`, `||= '…'`
 PERL_SUBSCRIPT = re.compile(r"(?:\$\w+|\})(?:->)?\{[\"']?(?:\w+::)*$")
@@ -290,7 +290,7 @@ PROVIDER_SHAPES = (
 )
 DYNAMODB_STRING = re.compile(r"\{\s*\"S\"\s*:\s*(?=\")")
 _SECRET_VERSION = r"[A-Za-z_]\w*=[\w.-]+:(?:latest|\d{1,6})"
-# (or one secret's version after its variable's `=`: `--update-secrets=DB_PASS=kitebird-db-pass:latest`)
+# (or one secret's version after its variable's `=`: `--update-secrets=DB_PASS=shop-db-pass:latest`)
 SECRET_VERSIONS = re.compile(f"{_SECRET_VERSION}(?:,{_SECRET_VERSION})*|[a-z][a-z0-9-]*:(?:latest|\\d{{1,6}})")
 AZURE_RESOURCE_TYPE = re.compile(r"[A-Z][A-Za-z]+(?:\.[A-Za-z]+)+/[\w/.-]+@\d{4}-\d{2}-\d{2}(?:-preview)?")
 # "[parameters('sendGridApiKey')]", "[in_Password]": an ARM template's expression, a Workflow (UiPath) argument
@@ -644,11 +644,9 @@ def _kind(name: str) -> str | None:
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
     if re.fullmatch(r"[A-Za-z0-9+/]{16,}", bare) and filters.strength(bare) == "high" and not filters.wordy(bare):
-        return (
-            None  # …IIHhQ5KJSTeXNBCvT/WflTNRSGblaf8LXIsqZpwD…: a random run (a key's base64) spelling `pwd` by chance
-        )
+        return None  # …AAAAIK7vQ2mZpwDx9Lr4TnW8cYb3…: a random run (a key's base64) spelling `pwd` by chance
     if OPTION_PASSWORD.fullmatch(name):
-        return "password"  # -tppass, --dbpass: a command's option for a password, its name glued on
+        return "password"  # -dbpass, --smtppass: a command's option for a password, its name glued on
     if bare.lower() == "postman-token":
         return None  # the random id Postman adds to each request it sends
     if "." in bare and not ANY_SECRET_WORD.search(bare.rsplit(".", 1)[-1].lower()):
@@ -972,7 +970,7 @@ def _stand_in_pair(text: str) -> bool:
 
 
 SETTING_NAME_END = re.compile(r"_(?:USER(?:NAME)?|LOGIN|HOST|URL|URI|PORT|ID|EMAIL|ACCOUNT|REGION|ENDPOINT)$")
-HUMAN_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[._\-][A-Z][a-z]{2,})+")  # `Heron.Thistle=18`: a person's password
+HUMAN_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[._\-][A-Z][a-z]{2,})+")  # `Maple.Cinder=62`: a person's password
 
 
 def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
@@ -999,7 +997,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if DER_SIGNATURE.fullmatch(value) and int(value[2:4], 16) * 2 + 4 == len(value):
         return None  # 3045022100…: a DER-encoded signature in hex (TUF's and Sigstore's metadata), public
     if spaced and re.fullmatch(r"[\w.-]+(?:/[\w.-]+){2,}", value):
-        return None  # generic credentials "CORP/GISSQL01/gis_editor": a credential's name in a store, by its path
+        return None  # generic credentials "CORP/APPSQL03/report_writer": a credential's name in a store, by its path
     if spaced and EMAIL.fullmatch(value):
         return None  # `portal:set-password webadmin@corp.example`: whose password, not the password
     if re.fullmatch(r"[A-Z]\w*(?:::[A-Za-z_]\w*)+", value):
@@ -1053,7 +1051,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", value) and (
         _names_a_secret(value) or SETTING_NAME_END.search(value)
     ):
-        return None  # secretKey: LINK2FEED_API_KEY, FIVE9_USERNAME: a variable's name with a digit in it
+        return None  # secretKey: LINK2FEED_API_KEY, GENESYS2_USERNAME: a variable's name with a digit in it
     if kind != "password" and KEBAB_NAME.fullmatch(value) and _names_a_secret(value):
         return None  # `key: orders-mllp-key-passphrase`: a secret store's name for one (ExternalSecret's remoteRef)
     if not direct and re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", value) and _names_a_secret(value):
@@ -1512,7 +1510,7 @@ def _at(
     if name.lower().endswith("pin") and BOARD_PIN.match(line, end):
         return  # tx_pin: GPIO21, reset_pin: PA5: a board's pin (ESPHome, Klipper, Arduino), not a PIN code
     if "=?" in line and any(word.start() < start < word.end() for word in MIME_WORD.finditer(line)):
-        return  # Subject: =?UTF-8?Q?Va=C5=A1e_heslo_bylo_zm=C4=9Bn…?=: a MIME encoded word, its text escaped
+        return  # Subject: =?UTF-8?Q?Ihr_Passwort_wurde_ge=C3=A4ndert?=: a MIME encoded word, its text escaped
     if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines):
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
     if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):

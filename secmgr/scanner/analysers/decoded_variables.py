@@ -38,7 +38,7 @@ WORDS = (*(call.split("(")[0] + ("(" if call == "base64.decode" else "") for cal
 USED_TO_LOG_IN = re.compile(
     r"pass|pwd|\bpw\b|(?-i:[a-z]Pw\b)|secret|token|cred|auth|bearer|securestring|login|logon|api[_-]?key|-AsPlainText",
     re.IGNORECASE,
-)  # (`$oraPw`: a password's short name in camelCase)
+)  # (`$dbPw`: a password's short name in camelCase)
 USE_LINES = 3  # the decoding line and those after it (and the one before: `val clientSecret: String` above `get()`)
 NAME_USE_LINES = 12  # the lines below a decoded literal's variable where its use is looked for
 DECLARATION = r"(?:(?:const|let|var|my|local|readonly|export|final|static|string|String|val|private)\s+)*\$?"
