@@ -1488,7 +1488,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("access.eml", "  Password: hQ4xTb>c2Lm(;8KzWr5Nd", True),
         ("notes.txt", "<td>Password: Kq8vZm2Tx</td>", True),
         # .netrc's next word after a name in a sentence; a GPG key named by its user id
-        ("app.properties", "# supplied from the JASYPT_ENCRYPTOR_PASSWORD machine variable.", False),
+        ("app.properties", "# read from the APP_SECRET_PASSWORD machine setting at start-up.", False),
         ("profiles.clj", ':signing {:gpg-key "dana.okafor@example.org"}', False),
         # Korean's short word for a password; a Markdown label in bold
         ("SHOP-1.md", "`redis-cli -h cache.internal` 비번은 `pZ3vQk8Rw2Lx7TnYb4Hc` 입니다.", True),
@@ -1529,7 +1529,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("docker-compose.yml", '      MYSQL_PASSWORD: &db-password "${DB_PASSWORD:?set it in .env}"', False),
         ("docker-compose.yml", '      MYSQL_PASSWORD: &db-password "Vq3#zKt8Lm2Wx9"', True),
         # an adjective after the noun in Vietnamese and Indonesian; a person's password with a dot, unquoted
-        ("chat.txt", "cluster moi da bat TLS. pass mới: `Rk4@vZm7TxQp2Lb*8Nc`", True),
+        ("chat.txt", "da doi xong. pass mới: `Rk4@vZm7TxQp2Lb*8Nc`", True),
         ("chat.txt", "password baru: Hq5#vZm2TxWp", True),
         ("scanner.eml", "  User:      CORP\\svc_copier\n  Password:  Juniper.Marten37$", True),
         # a command's option for a password, glued on; a value on the line below a sentence, then a remark
@@ -1543,16 +1543,16 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("job.ini", '; Credential Manager (generic credentials "CORP/APPSQL03/report_writer")', False),
         ("install.sh", "VENDOR_KEY_FPR=6F28DE0F2F6ABC1D5538BC880B42D2B28220C1E5", False),
         ("settings.ini", "password_keyring_entry = ftp-drop_svc", False),
-        ("backup.sh", "# Password comes from /root/.pgpass (mode 0600):  db01:5432:app:app:<password>", False),
+        ("backup.sh", "# The password is read from ~/.pgpass (chmod 600):  db01:5432:app:app:<password>", False),
         # a plain-text table in a mail, a password column; a settings table naming a password policy
         ("handover.eml", "Host        Tag       User  Password\nsrv-app-13  M52TR18   root  -Rt4mX83KcW1\n", True),
         ("notes.txt", "Name        Password policy       Notes\nalice       90 days               none\n", False),
         # a password in backticks after a sentence's end and a colon
-        ("chat.json", "rotate kiya tha password. naya wala ye hai: `Fennel_Lalbagh_4471` - sorry", True),
+        ("chat.json", "password badal diya. naya yeh raha: `Fennel_Lalbagh_4471` - vault baad mein", True),
         # a variable's name with a digit; a secret's version named after its variable's `=`
         (
             "externalsecret.yaml",
-            "  data:\n  - secretKey: GENESYS2_USERNAME\n    remoteRef:\n      key: wallboard",
+            "  data:\n  - secretKey: GENESYS2_USERNAME\n    remoteRef:\n      key: dialer",
             False,
         ),
         ("cloudbuild.yaml", "  - --set-secrets=DB_PASS=shop-db-pass:latest,JWT_KEY=api-jwt-key:3", False),

@@ -740,7 +740,7 @@ WORD_DOT_WORD = re.compile(r"[A-Za-z][a-z]{2,}\.[A-Z][a-z]{4,}[_-]?\d{2,4}[!?#]?
 # an attribute of a module (two different words: Word.Word10 is a shape written out)
 TITLED_PASSWORD = re.compile(
     r"([A-Z][a-z]{2,})\.([A-Z][a-z]{2,})(?:\d{2,4}[$!#%&*?@]?|\d[$!#%&*?@])|([a-z]{3,})\d{2,4}\.([A-Z][a-z]{2,})"
-)  # (or a word, digits, a dot and a word in title case: verbena2930.Quill)
+)  # (or a word, digits, a dot and a word in title case: zinnia4417.Heron)
 
 
 def looks_like_code(value: str) -> bool:

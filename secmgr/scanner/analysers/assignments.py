@@ -184,18 +184,18 @@ REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, 
 _WHOSE = r"(?:for|of|to|on|from)[ \t][^:\"'`=()\[\]{}\n]{0,40}:"  # ` for kvbach01:` (the gate's and history's too)
 PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 # `password for kvbach01:`, `Temporary password:`: a label whose value is set apart below it
-# `… reset the master password on restore, new one is`: a sentence naming it goes on to `is` at the line's end
+# `… set a new admin password and the temporary one is`: a sentence naming it goes on to `is` at the line's end
 _SENTENCE = r"[^:\"'`=()\[\]{}\n]{0,60}"
 _SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is"
 SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the name and a space)
-# `I've set a temporary password so you can get in straight away: Willow*…`: a sentence naming a password goes on
+# `I set a temporary password so you can log in right away: Quartz*…`: a sentence naming a password goes on
 # to a colon, then the password ends the line (or a line of a chat's or a ticket's text, `\n` in its JSON).
 _TOLD = r"[^:\"`=()\[\]{}\n.!?]{1,60}:[ \t]+"
 SENTENCE_THEN_VALUE = re.compile(_TOLD + r"([^\s\\\"'`]{8,64})(?:\\n.*)?[ \t\r]*")
 # The same over a sentence's end when the value is set in backticks (`… rotated the password. The new one: `…` …`)
 _TOLD_ACROSS = r"[^:\"`=()\[\]{}\n]{1,80}:[ \t]+`"
 SENTENCE_THEN_QUOTED = re.compile(_TOLD_ACROSS + r"([^\s`]{8,64})`.*")
-# the value below such a sentence: its line's only word, or its first before a remark (`  -- I'll put it in vault`)
+# the value below such a sentence: its line's only word, or its first before a remark (`  -- moving it to vault`)
 VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1(?:[ \t]*|(?:[ \t]{2,}|[ \t]+--?[ \t]|[ \t]+—[ \t]).*)")
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
 # The words of the names whose value may stand apart below a label, by the name's kind (`Token for reference:`)
@@ -1475,7 +1475,7 @@ def _at(
     if line.endswith("://", 0, start):
         return  # https://gitlab-ci-token:…@host: a URL's user, the URL rules' business
     if line.endswith("/", 0, start) and line.startswith(".", start):
-        return  # /root/.pgpass (mode 0600): …: a file in a path, named after what it keeps
+        return  # ~/.pgpass (chmod 600): …: a file in a path, named after what it keeps
     if "@@" in line[max(0, start - 2) : start + 1]:
         return  # @@SECRET:__weblogic-credentials__:password@@: a WebLogic Deploy Tooling macro's kind, not a name
     if line.endswith("${", 0, start):
@@ -1599,7 +1599,7 @@ def _at(
             and not _named_after_sentence(told_value)
             and "@" not in told_value
         ):
-            below = index, position + told.start(1), told.group(1)  # `… password so you can get in: Willow*…`
+            below = index, position + told.start(1), told.group(1)  # `… password so you can log in: Quartz*…`
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
@@ -1661,7 +1661,7 @@ def _at(
         or UCI_OPTION.match(line, 0, start) is not None
     )
     if netrc and not quoted and value.lower() in NETRC_WORDS:
-        return  # `…_PASSWORD machine variable`: .netrc's next name (its words are never a value), not a password
+        return  # `…APP_PASSWORD machine setting`: .netrc's next name (its words are never a value), not a password
     spaced = syntax == "" and not netrc
     tcl_set = spaced and quoted and TCL_SET.fullmatch(line, 0, start) is not None  # expect's `set pass "…"`
     paired = USER_BEFORE.search(line, 0, start) is not None  # user `jobdrop`, pass `…`: a login, written out

@@ -164,17 +164,15 @@ READS_BELOW["csv-credentials"] = (
         re.compile(rb"^[ \t]*\^(?:[^\n]*\^)?[ \t]*" + SECRET_COLUMN.encode() + rb"[ \t]*\^", re.MULTILINE),
         lambda path: path.lower().endswith(WIKI_SUFFIXES),
     ),  # fmt: skip
+    (  # a plain-text table's header (_spaced_tables)
+        b"pass",
+        re.compile(rb"^[ \t]*\S[^\n]*\S[ \t]{2,}(?:pass(?:word)?|passwd)(?:[ \t]{2,}[^\n]*)?[ \t\r]*$", re.MULTILINE),
+        lambda path: path.lower().endswith(TEXT_TABLE_SUFFIXES),
+    ),
     (  # a cell labelling the one beside it (phpinfo()'s `$_ENV['DB_PASSWORD']`)
         b"<td",
         re.compile(rb"<td\b[^>]*>[ \t]*(?:\$_[a-z]+\[['\"]?)?" + SECRET_COLUMN.encode() + rb"['\"]?\]?[ \t]*</td"),
         lambda path: path.lower().endswith(HTML_SUFFIXES),
-    ),
-)
-READS_BELOW["csv-credentials"] += (
-    (
-        b"pass",
-        re.compile(rb"^[ \t]*\S[^\n]*\S[ \t]{2,}(?:pass(?:word)?|passwd)(?:[ \t]{2,}[^\n]*)?[ \t\r]*$", re.MULTILINE),
-        lambda path: path.lower().endswith(TEXT_TABLE_SUFFIXES),
     ),
 )
 UNMARKED_BELOW.add("csv-credentials")  # a header's line holds no value a mark knows
@@ -238,7 +236,7 @@ def csv_credentials(lines: Sequence[str], path: str) -> Iterator[Candidate]:
 
 SECRET_COLUMN_WORD = re.compile(r"pass|pwd|secret|token|key")
 # A plain-text table in a mail or a note: a header of columns two spaces or more apart, one of them a password's,
-# and rows below it, aligned, until a blank line (`Host   Service tag   User   Password`).
+# and rows below it, aligned, until a blank line (`Host   Tag   User   Password`).
 SPACED_CELL = re.compile(r"\S+(?: \S+)*")
 
 
