@@ -1564,6 +1564,14 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             True,
         ),
         ("README.md", "  `sslPassword = Word.Word10` in a `.conf` file", False),
+        # a pipe at a line's end after a space (PowerShell's); a key block (ciphertext under a key); Keeper, named
+        (
+            "Send-Notice.ps1",
+            "Get-ADUser -Filter * -Properties msDS-UserPasswordExpiryTimeComputed |\n    ForEach-Object {",
+            False,
+        ),
+        ("keyblocks.json", '  "key_block": "S10096B0TN00E0000C4A91F07D2E83B56A0F1C9D47E2B86305AF18D9C6E27B4401D"', False),
+        ("handover.eml", '- Recovery password: Keeper record "AD - recovery" (rotated monthly).', False),
         # a printer's address book exported as CSV, its header below comment lines
         (
             "ScanDestinations.csv",

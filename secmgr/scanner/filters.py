@@ -566,7 +566,18 @@ def slot_signal(value: str) -> str | None:
 
 
 PASSWORD_MANAGERS = frozenset(
-    ("1password", "bitwarden", "vaultwarden", "lastpass", "keepass", "keepassxc", "dashlane", "cyberark", "passbolt")
+    (
+        "1password",
+        "bitwarden",
+        "vaultwarden",
+        "lastpass",
+        "keepass",
+        "keepassxc",
+        "dashlane",
+        "cyberark",
+        "passbolt",
+        "keeper",
+    )
 )
 KEPT_IN = re.compile(r"(?:(?:stored|kept|saved|is)\s+)?(?:(?:in|see|from|via|use)\s+)?(?:the\s+)?([^\s,.;:()]+)(:?)")
 

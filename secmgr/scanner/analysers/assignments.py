@@ -114,7 +114,7 @@ NOT_SECRET_NAME = re.compile(
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
     r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals"
-    r"|fpr|entry|keyring)$",
+    r"|fpr|entry|keyring|block)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -1575,7 +1575,8 @@ def _at(
     typed = TYPE_THEN_VALUE.match(line, position) if syntax == ":" else None
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
-    below = _value_below(lines, index, rest, path)
+    # (`… -Properties mail, msDS-UserPasswordExpiryTimeComputed |`: a pipe after a space is PowerShell's, not YAML's)
+    below = _value_below(lines, index, rest, path) if syntax or not BLOCK.match(rest) else None
     sentence = syntax == "is" and not rest.strip() or syntax == "" and SENTENCE_IS.fullmatch(rest) is not None
     labelled = PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip() or sentence
     if below is None and labelled and _set_apart_file(path):
