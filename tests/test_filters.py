@@ -1570,7 +1570,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
             "Get-ADUser -Filter * -Properties msDS-UserPasswordExpiryTimeComputed |\n    ForEach-Object {",
             False,
         ),
-        ("keyblocks.json", '  "key_block": "S10096B0TN00E0000C4A91F07D2E83B56A0F1C9D47E2B86305AF18D9C6E27B4401D"', False),
+        ("keyblocks.json", '  "key_block": "S10096B0TN00E0000C4A91F07D2E83B56A0F1C9D47E2B86305AF18D9C6E27B"', False),
         ("handover.eml", '- Recovery password: Keeper record "AD - recovery" (rotated monthly).', False),
         # a printer's address book exported as CSV, its header below comment lines
         (
