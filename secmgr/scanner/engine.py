@@ -23,6 +23,7 @@ from .analysers import (
     Analyser,
     Candidate,
     LineGate,
+    ReadsBelow,
     load_all,
 )
 from .rules import CONFIDENCE, INLINE_ALLOW, Rule, shannon_entropy
@@ -232,7 +233,10 @@ class Detector:
         for name, (_, analysed_rules) in self.analysers.items():
             words = frozenset(k for r in analysed_rules.values() for k in r.keywords)
             self._analyser_keywords[name] = None if any(not r.keywords for r in analysed_rules.values()) else words
-        self._reads_below = [entry for name in self.analysers for entry in READS_BELOW.get(name, ())]
+        self._below_at: dict[bytes, list[ReadsBelow]] = {}  # READS_BELOW's entries by their word
+        for entry in (entry for name in self.analysers for entry in READS_BELOW.get(name, ())):
+            self._below_at.setdefault(entry[0], []).append(entry)
+        self._below_words = sorted(self._below_at)
         self._unmarked_below = [counts for name in self.analysers if name in UNMARKED_BELOW
                                 for _, _, counts in READS_BELOW.get(name, ())]  # fmt: skip
         self._marks: dict[tuple[str, ...], LineMarking] = {}
@@ -269,9 +273,12 @@ class Detector:
             return True
         text = b"\n".join(lines)
         lowered = text.lower()
-        if self.accelerated:  # one Hyperscan pass, however many keywords
-            if (self._accelerator or self._accelerate()).context_keywords.found(text):
+        held: set[bytes] | None = None  # the READS_BELOW words the text holds (None: not looked for yet)
+        if self.accelerated:  # one Hyperscan pass, however many keywords: the context keywords, then those words
+            found = (self._accelerator or self._accelerate()).context_keywords.found(text)
+            if any(i < len(self._context) for i in found):
                 return True
+            held = {self._below_words[i - len(self._context)] for i in found}
         elif any(keyword in lowered for keyword in self._context):
             return True
         if any(at in at_paths and any(k in lowered for k in keywords) for at, keywords in self._context_at):
@@ -286,9 +293,10 @@ class Detector:
             return True  # a hex dump's lines, whose bytes are read out together
         if self._goes_on(text, lowered):
             return True  # a command continued on lines that hold no keyword
-        return any(
-            word in lowered and counts(path) and pattern.search(lowered) for word, pattern, counts in self._reads_below
-        )
+        if held is None:
+            held = {word for word in self._below_words if word in lowered}
+        entries = (entry for word in held for entry in self._below_at[word])
+        return any(counts(path) and pattern.search(lowered) for _, pattern, counts in entries)
 
     def _goes_on(self, text: bytes, lowered: bytes) -> bool:
         """Whether a line holding a keyword of a rule with `continued` goes on to the next line."""
@@ -559,7 +567,7 @@ class Detector:
             prefilter.RuleFilter([rule.regex for rule in self.text_rules], line=False),
             prefilter.Expressions([e.encode() for e in (*decode.MARKS, decode.ESCAPED_MARKUP)], exact=True),
             prefilter.Present([k.encode() for k in self._document_keywords]),
-            prefilter.Present(self._context))  # fmt: skip
+            prefilter.Present([*self._context, *self._below_words]))  # fmt: skip
         return self._accelerator
 
     def _line_rules(
@@ -851,7 +859,7 @@ class _Accelerator:
     text_rules: prefilter.RuleFilter  # the multi-line rules' prefilters, on a whole ASCII text
     decodable: prefilter.Expressions  # decode.MARKS and ESCAPED_MARKUP
     document_keywords: prefilter.Present  # the keywords of the multi-line rules and the analysers' rules
-    context_keywords: prefilter.Present  # Detector.context_keywords: a text holding one is read whole (history)
+    context_keywords: prefilter.Present  # Detector._context, then the READS_BELOW words (history: read whole)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

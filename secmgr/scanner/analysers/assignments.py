@@ -1576,31 +1576,7 @@ def _at(
     if typed is not None and (line[typed.end() : typed.end() + 1] in QUOTES or STRING_PREFIX.match(line, typed.end())):
         position, syntax, rest = typed.end(), "=", line[typed.end() :]
     # (`… -Properties mail, msDS-UserPasswordExpiryTimeComputed |`: a pipe after a space is PowerShell's, not YAML's)
-    below = _value_below(lines, index, rest, path) if syntax or not BLOCK.match(rest) else None
-    sentence = syntax == "is" and not rest.strip() or syntax == "" and SENTENCE_IS.fullmatch(rest) is not None
-    labelled = PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip() or sentence
-    if below is None and labelled and _set_apart_file(path):
-        lowered = name.lower()  # (_SET_APART_WORDS: READS_BELOW's trigger in history)
-        if kind in SET_APART_SHAPES and any(word in lowered for word in _SET_APART_WORDS[kind]):
-            shape = VALUE_ALONE if sentence and kind == "password" else SET_APART_SHAPES[kind]
-            below = _set_apart_below(lines, index, shape)
-            if (
-                below is not None
-                and sentence
-                and (_named_after_sentence(below[2]) or filters.strength(below[2]) == "low")
-            ):
-                below = None  # `The password policy is` / `PasswordPolicyV2`: what follows a sentence must be generated
-    told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" and kind == "password" else None
-    if told is None and syntax in ("", ".") and kind == "password":
-        told = SENTENCE_THEN_QUOTED.fullmatch(rest)
-    if below is None and told is not None and not path.lower().endswith(CODE_SUFFIXES):
-        told_value = told.group(1)
-        if (
-            filters.character_classes(told_value) >= 3
-            and not _named_after_sentence(told_value)
-            and "@" not in told_value
-        ):
-            below = index, position + told.start(1), told.group(1)  # `… password so you can log in: Quartz*…`
+    below = _value_after_label(lines, index, name, kind, syntax, position, path)
     if below is not None:
         at_line, column, value = below
         confidence = _acceptable(name, kind, value, True, False)
@@ -1707,3 +1683,36 @@ def _at(
         return  # "password=hunter2" in code: a test's or a redactor's sample, read from inside a literal
     if confidence:
         yield Candidate(rule, index, at, value.strip(), confidence, line.strip()[:200])
+
+
+def _value_after_label(
+    lines: Sequence[str], index: int, name: str, kind: str, syntax: str, position: int, path: str
+) -> tuple[int, int, str] | None:
+    """Where a name leads to a value not beside it: on the lines below (a YAML block, `Password:` alone in a mail, a
+    sentence ending in `is`), or after a sentence naming it that goes on to a colon (`… so you can log in: …`)."""
+    rest = lines[index][position:]
+    below = _value_below(lines, index, rest, path) if syntax or not BLOCK.match(rest) else None
+    if below is not None:
+        return below
+    sentence = syntax == "is" and not rest.strip() or syntax == "" and SENTENCE_IS.fullmatch(rest) is not None
+    labelled = PROSE_LABEL.fullmatch(rest) or syntax == ":" and not rest.strip() or sentence
+    if labelled and _set_apart_file(path):
+        lowered = name.lower()  # (_SET_APART_WORDS: READS_BELOW's trigger in history)
+        if kind in SET_APART_SHAPES and any(word in lowered for word in _SET_APART_WORDS[kind]):
+            shape = VALUE_ALONE if sentence and kind == "password" else SET_APART_SHAPES[kind]
+            below = _set_apart_below(lines, index, shape)
+            if below is not None and not (
+                sentence and (_named_after_sentence(below[2]) or filters.strength(below[2]) == "low")
+            ):
+                return below  # (`The password policy is` / `PasswordPolicyV2`: after a sentence it must be generated)
+    if kind != "password" or path.lower().endswith(CODE_SUFFIXES):
+        return None
+    told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" else None
+    if told is None and syntax in ("", "."):
+        told = SENTENCE_THEN_QUOTED.fullmatch(rest)
+    if told is None:
+        return None
+    value = told.group(1)
+    if filters.character_classes(value) >= 3 and not _named_after_sentence(value) and "@" not in value:
+        return index, position + told.start(1), value  # `… password so you can log in: Quartz*…`
+    return None
