@@ -517,6 +517,9 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "tickets/OPS-77.txt": (
             "The restore set a new admin password and the temporary one is\nbe6Fco26lsi-BrUB5tCL\nThanks\n"
         ),
+        "flows/results.tcl": "array set STATS {\n    host     stats01\n    password {Wd4.kTq-83Lz}\n}\n",
+        "tickets/OPS-91.md": "FYI the kiosk menu password on this unit is now `brass7Harbor40*` (temporary)\n",
+        "mail/relay.txt": "New password for the mailbox relay@mail.corp.example: Vq8#Lm2tRz4x\n",
     }
     commit(repo, files, "readings")
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
@@ -524,7 +527,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "web/prismic.js", "web/links.js", "ops/export.ps1", "hooks/auth.py", "ora/wallet.sh",
         "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "tickets/SOC-1182.txt", "Kernel/Config.pm",
         "crm/Twilio.md-meta.xml", "Assets/Resources/Analytics.asset", "Server/Signer.cs", "jobs/settle/config.xml",
-        "tickets/OPS-77.txt", "mail/handover.eml",
+        "tickets/OPS-77.txt", "mail/handover.eml", "flows/results.tcl", "tickets/OPS-91.md", "mail/relay.txt",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

@@ -736,9 +736,9 @@ def published_jwt(secret: str) -> str | None:
     return published_claims(payload) if isinstance(payload, dict) else None
 
 
-# A command's output substituted in (`"token:$(cat /run/token)"`): inside a shell's double quotes as well, the
-# value is made when the line runs.
-COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)")
+# A command's output substituted in (`"token:$(cat /run/token)"`), or PowerShell's subexpression (`"$($_.Name)"`):
+# inside a shell's double quotes as well, the value is made when the line runs.
+COMMAND_OUTPUT = re.compile(r"\$\([A-Za-z][\w.-]*[ \t][^)]*\)|\$\(\$\w")
 
 
 # A word, a dot, a capitalised word of five letters or more and a number: how people build a password

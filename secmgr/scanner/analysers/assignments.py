@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from urllib.parse import unquote
 
 from .. import filters
@@ -45,6 +46,8 @@ STRONG = re.compile(
     re.IGNORECASE,
 )
 STRONG_LOWER = re.compile(STRONG.pattern)  # the same on a lower-cased ASCII line, several times faster
+# "Key" abroad (Italian, Portuguese, Spanish, Dutch, Polish, German, Turkish): chiave_mac, chave_api, clave_api.
+KEY_ABROAD = ("chiave", "chave", "clave", "sleutel", "klucz", "schluessel", "schlüssel", "anahtar")
 # Names whose value is a secret only when it looks generated: `key`, `auth`, `pass`, `salt`, `nonce`, `api` (but a
 # password's: `pass`, `pin`, `psk`).
 WEAK = re.compile(
@@ -52,14 +55,14 @@ WEAK = re.compile(
     r"|(?-i:(?<=[A-Z]{2})(?=PW(?![A-Za-z])))"  # SVCPW, DBPW: a password's short name glued on in capitals
     r"|(?<=\s-[a-z])|(?<=\s-[a-z]{2})|(?<=\s-[a-z]{3})|(?<=\s-[a-z]{4})|(?<=\s--[a-z]{2})|(?<=\s--[a-z]{3}))"
     # (-dbpass, --smtppass: OPTION_PASSWORD)
-    r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk)(?:s|\d{1,2})?"
+    r"(?:key|auth|pass|sig|salt|nonce|api|dsn|pw|pin|cred|psk|" + "|".join(KEY_ABROAD) + r")(?:s|\d{1,2})?"
     r"(?=$|[_.\-\"'\]\[\s:=>,}]|(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 # Every STRONG or WEAK match holds one of these: a cheap test before the expressions.
 SECRET_WORDS = (
     "pass", "pwd", "pswd", "secret", "token", "key", "cred", "auth", "bearer", "sig", "salt", "nonce", "api", "dsn",
-    "pw", "pin", "psk", *PASSWORD_ABROAD, *SECRET_ABROAD, *PASSWORD_PHRASES,
+    "pw", "pin", "psk", *KEY_ABROAD, *PASSWORD_ABROAD, *SECRET_ABROAD, *PASSWORD_PHRASES,
     *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES),
 )  # fmt: skip
 ANY_SECRET_WORD = re.compile("|".join(SECRET_WORDS))  # on lower-cased text: faster than IGNORECASE
@@ -99,6 +102,10 @@ CODE_SUFFIXES = (
     ".gradle", ".groovy", ".nix", ".ml", ".mli", ".fs", ".fsi", ".fsx", ".hs",
 )  # fmt: skip
 # Words after the secret word that make the name about something else: token_url, password_length, secret_name.
+# What Chinese and Japanese prose is punctuated with (、。「」『』！（），：；？), never a password
+FULL_WIDTH_PUNCTUATION = re.compile(r"[\u3001\u3002\u300c-\u300f\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]")
+# A command's long option (`--SecretName`) or a JVM system property set without its value (`-Dlog.level.root`)
+OPTION_NAME = re.compile(r"--[A-Za-z][\w-]*|-D[A-Za-z][\w-]*(?:\.[\w-]+)+")
 NOT_SECRET_NAME = re.compile(
     r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
     r"|label|prompt|policy|pattern|regex|hint|header|param|format|prefix|suffix|enabled|required|valid|reset"
@@ -114,7 +121,7 @@ NOT_SECRET_NAME = re.compile(
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
     r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals"
-    r"|fpr|entry|keyring|block)$",
+    r"|fpr|entry|keyring|block|module|modules|plugin|plugins)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -190,11 +197,15 @@ _SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is"
 SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the name and a space)
 # `I set a temporary password so you can log in right away: Quartz*…`: a sentence naming a password goes on
 # to a colon, then the password ends the line (or a line of a chat's or a ticket's text, `\n` in its JSON).
-_TOLD = r"[^:\"`=()\[\]{}\n.!?]{1,60}:[ \t]+"
+_TOLD = r"(?:[^:\"`=()\[\]{}\n.!?]|\.(?=[^\s.:])){1,60}:[ \t]+"  # (a dot inside an address or a name)
+_TOLD_GATE = r"(?:[^:\"`=()\[\]{}\n.!?]|\.[^\s.:\"`=()\[\]{}\n!?]){1,60}:[ \t]+"  # the same without a lookahead
 SENTENCE_THEN_VALUE = re.compile(_TOLD + r"([^\s\\\"'`]{8,64})(?:\\n.*)?[ \t\r]*")
 # The same over a sentence's end when the value is set in backticks (`… rotated the password. The new one: `…` …`)
 _TOLD_ACROSS = r"[^:\"`=()\[\]{}\n]{1,80}:[ \t]+`"
 SENTENCE_THEN_QUOTED = re.compile(_TOLD_ACROSS + r"([^\s`]{8,64})`.*")
+# … or going on to say what it is now, the value in backticks (`the menu password on this unit is now `…``)
+_TOLD_IS = r"(?:[^:\"`=()\[\]{}\n.!?]{0,60}[ \t](?:is|was|been|be))?[ \t]+(?:(?:now|(?:set|changed|reset) to)[ \t]+)?`"
+SENTENCE_IS_QUOTED = re.compile(_TOLD_IS + r"([^\s`]{8,64})`.*")
 # the value below such a sentence: its line's only word, or its first before a remark (`  -- moving it to vault`)
 VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1(?:[ \t]*|(?:[ \t]{2,}|[ \t]+--?[ \t]|[ \t]+—[ \t]).*)")
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
@@ -213,6 +224,9 @@ NETRC_WORDS = frozenset(("machine", "login", "password", "account", "macdef", "d
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
+# Tcl quotes a word with braces (`set pw {…}`, a dict's `password {…}`); expect scripts are Tcl.
+TCL_SUFFIXES = (".tcl", ".tk", ".exp", ".itcl")
+TCL_BRACED = re.compile(r"\{([^\s{}]+)\}(?=[ \t]*(?:$|[;\]}]))")
 LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf", ".jcodestination")  # (SAP JCo's destinations: properties)
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
@@ -452,11 +466,13 @@ def _gate() -> LineGate:
             _after(
                 name + closing,
                 f"{separator}{tag}{unquoted}",
+                f"{separator}\\{{[^\\s{{}}]{{6}}",  # Tcl's word in braces (TCL_BRACED)
                 f"{separator}[a-z]{{3,}} [a-z]{{3,}} [a-z]{{3,}}",  # a passphrase (PASSPHRASE), unquoted
                 # a comma in it (REST_OF_VALUE), a semicolon or a bracket (GENERATED_REST)
                 f"{space}*[=:]{space}*{unquoted_part}[,;<>)\\]{{}}][^\\t\\n ,]",
-                f"{space}+{_TOLD}[^\\s\\\\\"'`]{{8}}",  # a sentence going on to a colon, then it (SENTENCE_THEN_VALUE)
+                f"{space}+{_TOLD_GATE}[^\\s\\\\\"'`]{{8}}",  # a sentence going on to a colon, then it (SENTENCE_THEN_…)
                 f"[.]?{space}+{_TOLD_ACROSS}[^\\s`]{{8}}",  # the same over a sentence's end, in backticks
+                f"{_TOLD_IS}[^\\s`]{{8}}",  # a sentence saying what it is now, in backticks (SENTENCE_IS_QUOTED)
                 f"{space}*{_REMARK}{space}*:",  # (LABEL_REMARK's; the gate judges ASCII lines only)
                 f"{space}+(?:{'|'.join(word for word in _AFTER_NOUN if word.isascii())}){space}*:",
             ),
@@ -615,6 +631,8 @@ def _kind(name: str) -> str | None:
         return None  # ALGOLIA_SEARCH_ONLY_API_KEY, a Typesense search-only key: made for the browser
     if PUBLISHED_NAME.search(bare):
         return None  # facebook_client_token, recaptchaSiteKey: documented as shipped inside the app or the page
+    if re.search(r"chave[_.\-]?pix", bare, re.IGNORECASE):
+        return None  # a PIX key: the address (an e-mail, a phone, a random UUID) a Brazilian payment is sent to
     if re.search(r"(?:pass(?:word|phrase)?|secret|token|key)[_.\-]?(?:exec[_.\-]?)?(?:command|cmd)$", bare, re.I):
         return None  # BORG_PASSCOMMAND, password_cmd, pgAdmin's PasswordExecCommand: a command that prints the secret
     if re.search(r"(?:received|expected|computed|calculated|actual|given|provided)[_.\-]?sig(?:nature)?$", bare, re.I):
@@ -638,8 +656,8 @@ def _kind(name: str) -> str | None:
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
         # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's;
         # RESO's ListingKey, MediaKey, MemberKey: a real-estate record's id; Square's version_token: a record's version
-    if re.search(r"\.(?:b64|base64|hex)$", bare, re.I):
-        bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded
+    if re.search(r"\.(?:b64|base64|hex|value)$", bare, re.I):
+        bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded; TOML's secret.value
     last = bare.rsplit(".", 1)[-1]
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
@@ -654,6 +672,8 @@ def _kind(name: str) -> str | None:
     if NOT_SECRET_WORD.search(bare) and not STRONG.search(NOT_SECRET_WORD.sub("", bare)):
         if not re.search(_ABROAD, bare, re.IGNORECASE):  # (mot_de_passe: `passe` is the French word)
             return None
+    if re.search(r"(?:^|[^a-z])pass[_.\-]?key$", bare, re.IGNORECASE):
+        return "password"  # a passkey, passKey: what some APIs (shipping carriers' SOAP services) call a password
     words = sorted([*STRONG.finditer(bare), *WEAK.finditer(bare)], key=lambda w: w.end())
     if not words:
         return None
@@ -973,6 +993,23 @@ SETTING_NAME_END = re.compile(r"_(?:USER(?:NAME)?|LOGIN|HOST|URL|URI|PORT|ID|EMA
 HUMAN_WORDS = re.compile(r"[A-Z][a-z]{2,}(?:[._\-][A-Z][a-z]{2,})+")  # `Maple.Cinder=62`: a person's password
 
 
+# Three to five small words joined by dots and a number at the end, as password managers make memorable passwords
+# (`heron.copper.violet4`); an attribute chain starts from an object (self.cfg.db2) or repeats itself (uuid.uuid4).
+DOTTED_PASSPHRASE = re.compile(r"([a-z]{3,10})(?:\.[a-z]{3,10}){2,4}\d{1,3}")
+CHAIN_START = re.compile(
+    r"self|this|cls|os|sys|env|environ|process|config|conf|cfg|settings|app|args|opts|options|params|request|ctx"
+    r"|context|secrets|vault|window|document|module|data|props|state|spec"
+)
+
+
+def _dotted_passphrase(value: str) -> bool:
+    found = DOTTED_PASSPHRASE.fullmatch(value)
+    if found is None or CHAIN_START.fullmatch(found.group(1)) or ANY_SECRET_WORD.search(value):
+        return False
+    words = value.rstrip("0123456789").split(".")
+    return len(set(words)) == len(words) and not any(b.startswith(a) for a, b in pairwise(words))
+
+
 def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct: bool, literal: bool) -> str | None:
     value = value.strip()
     if len(value) < (6 if kind == "password" else 8) or len(value) > 1200:
@@ -1004,6 +1041,10 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # $Self->{AuthModule} = 'Kernel::System::Auth::LDAP': a Perl module's (a C++ scope's) name
     if re.fullmatch(r"(?i)rfc[-_ ]?\d{3,4}", value):
         return None  # passphrase => 'rfc2307': a scheme named by its RFC (DBIx::Class::PassphraseColumn's)
+    if FULL_WIDTH_PUNCTUATION.search(value):
+        return None  # 放在 Secret 里（…），: Chinese or Japanese prose, its punctuation full-width
+    if OPTION_NAME.fullmatch(value) or re.fullmatch(r"[a-z0-9]+(?:[-_./][a-z0-9]+)*[-_./]\*", value):
+        return None  # --SecretName, -Dapp.keystore.password: an option's name; `billing-api-*`: a glob of names
     if IMAGE_DIGEST.fullmatch(value) or CACHE_KEY.fullmatch(value):
         return None  # ghcr.io/acme/booking-api:1.14.2@sha256:…: a container image's tag and digest, after its name;
         # a cache's key named by its contents' digest
@@ -1028,7 +1069,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         signal = filters.slot_signal(value)
     passphrase = kind == "password" and direct and _passphrase(value)
     code = not quoted and filters.looks_like_code(value) and (not literal or filters.wordy(value))
-    bracket = re.search(r"[\[(]", value) and not re.match(r"[\w.$]+[\[(]", value)
+    bracket = re.search(r"[\[(]", value) and not re.match(r"[\w.$]+(?::[a-z]\w*)?[\[(]", value)  # (Erlang's m:f())
     if code and bracket and not _expression_before_bracket(value):
         code = False  # Wq7>Tm3e(;9RkLx…: a generated value's bracket, not a call's (en_base64(…: a call's)
     if signal == "placeholder" or code or filters.prose(value) and not passphrase:
@@ -1480,6 +1521,8 @@ def _at(
         return  # @@SECRET:__weblogic-credentials__:password@@: a WebLogic Deploy Tooling macro's kind, not a name
     if line.endswith("${", 0, start):
         return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
+    if line.endswith(("'*", '"*'), 0, start) and line[start:end].isupper():
+        return  # QSYGETPH(user : '*NOPWD' : handle …): an IBM i special value, a keyword in quotes
     if line.startswith("$", start) and line[end : end + 1] in QUOTES:
         return  # "Bearer $TOKEN" "next argument": a variable read inside a string, not an assignment
     name = line[start:end]
@@ -1607,7 +1650,8 @@ def _at(
         column = literal_below.start(2)
         yield from _decoded_literal(rule, name, kind, lines, index + 1, column, literal_below.group(2))
         return
-    found = _value_at(line, position, in_query)
+    braced = TCL_BRACED.match(line, position) if path.lower().endswith(TCL_SUFFIXES) else None
+    found = (braced.start(1), braced.group(1), True) if braced else _value_at(line, position, in_query)
     if found is None:
         return
     at, value, quoted = found
@@ -1666,7 +1710,7 @@ def _at(
     if not quoted and (re.match(r"\s*[\[(]", line[at + len(value) :]) and not remark or bracketed):
         return  # request.args[...], obj.method(...): an expression (z7oii3C-H8zaxz$0sa(hvTucZ is generated)
     setting = syntax == "argument" and SETTING.fullmatch(name) and not SETTING.fullmatch(value)  # (not a list)
-    direct = syntax not in ("call", "argument", "") or netrc or bool(setting)
+    direct = syntax not in ("call", "argument", "") or netrc or bool(setting) or braced is not None
     if quoted and syntax in ("==", "!=") and kind == "strong" and not re.fullmatch(r"[#@:.$%\-]?[A-Za-z_]+", value):
         kind, rule = "password", "generic-password"  # a secret checked against a literal: the literal is one
     sample = in_literal and path.lower().endswith(CODE_SUFFIXES)  # (a low value there is a test's or a redactor's)
@@ -1678,6 +1722,8 @@ def _at(
                 yield Candidate(rule, index, at, plain.strip(), confidence, line.strip()[:200], "url")
                 return
     literal = path.lower().endswith((*LITERAL_VALUE_SUFFIXES, *SPACED_CREDENTIAL_FILES))  # `*Kq8.vZ`: text, no field
+    if kind == "password" and not path.lower().endswith(CODE_SUFFIXES) and _dotted_passphrase(value):
+        quoted = True  # heron.copper.violet4 outside code: a memorable password's words, not an attribute chain
     confidence = _acceptable(name, kind, value, quoted, spaced, direct, literal)
     if confidence == "low" and sample:
         return  # "password=hunter2" in code: a test's or a redactor's sample, read from inside a literal
@@ -1710,9 +1756,13 @@ def _value_after_label(
     told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" else None
     if told is None and syntax in ("", "."):
         told = SENTENCE_THEN_QUOTED.fullmatch(rest)
+    if told is None and syntax in ("", "is"):
+        told = SENTENCE_IS_QUOTED.fullmatch(rest if syntax == "" else " " + rest)
     if told is None:
         return None
     value = told.group(1)
+    if re.fullmatch(r"\(.*\)|\[.*\]", value):
+        return None  # `Move the keystore password to env: (JIRA-88)`: a remark in brackets, a ticket's key
     if filters.character_classes(value) >= 3 and not _named_after_sentence(value) and "@" not in value:
         return index, position + told.start(1), value  # `… password so you can log in: Quartz*…`
     return None

@@ -367,8 +367,12 @@ def _labelled_cells(lines: Sequence[str], index: int, cells: list[str]) -> Itera
             yield from _judged_cell(lines, index, value)
 
 
-# A column saying where a secret is kept, who owns it or what it is for: its cells are not the secret's value.
-PLACE_COLUMN = re.compile(r"where|location|stored|kept|vault|source|owner|purpose|description|used", re.IGNORECASE)
+# A column saying where a secret is kept, who owns it, what it is for or when it is rotated: its cells are not the
+# secret's value.
+PLACE_COLUMN = re.compile(
+    r"where|location|stored|kept|vault|source|owner|purpose|description|used|rotat|expir|renew|schedule|cadence",
+    re.IGNORECASE,
+)
 
 
 def _labelled_cell(lines: Sequence[str], index: int, cells: list[str]) -> Iterator[Candidate]:
