@@ -1582,7 +1582,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # a host, its port and a database under a DSN's name: where to connect, not a secret
         (".env.example", "ORACLE_USER=STANDBY_RO\nORACLE_DSN=db01.corp.example:1521/ORCLPDB1\n", False),
         # a passkey (a carrier's SOAP password); TOML's secret.value; Erlang's binary; Tcl's braces
-        ("CarrierClient.php", "    private string $passKey = 'Vb6#tRw2qLz9';", True),
+        ("carrier.php", "    'passKey' => 'Vb6#tRw2qLz9',", True),
         ("chat.toml", '  [auth.jwt]\n    secret.value = "u7Lq2Vx9Rk4Tz8Wm3Hp6Nc1Yb5Jd0Fs"', True),
         ("chat.toml", '  [auth.jwt]\n    secret.env = "CHAT_JWT_SECRET"', False),
         ("vars.tcl", "array set DB {\n    user     report\n    password {Tz7.qWm-40Lk}\n}", True),
@@ -1595,20 +1595,20 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # names; Chinese prose; an Erlang call; an authorization scheme followed by its parameters
         ("CHANGELOG.txt", "    Move the signing password to the vault: (OPS-2291)", False),
         ("SECURITY.md", "| Secret | Rotation | Owner |\n|---|---|---|\n| Relay API key | quarterly | Ops |", False),
-        ("broker.conf", "password_hashing_module = broker_password_hashing_sha256", False),
+        ("broker.conf", "password_validation_module = broker_password_rules_v2", False),
         ("fetch.sh", "PW=$(cloudctl secrets GetSecretValue --SecretName app/prod/db | jq -r .value)", False),
         ("app.yaml", "# 签名密钥由启动参数 -Dsigning.store.password 传入，不写在文件里", False),
         ("deploy.md", "Both live in Key Vault as secrets `billing-sftp-*` (one per partner).", False),
         ("alerts.yml", "# 两个机器人的 token 都在 Secret 里（ops/bot-tokens），不要写在这里", False),
         ("auth.erl", "      server_key => base64:encode(ServerKey)}.", False),
         # "key" abroad (Italian); a password after a sentence holding an address, or saying what it is now
-        ("gateway.php", "        'chiave_mac'    => 'Lq8vT2mW9zXr4Kp7Hc3Nd6Yb1Jf5Gs0A',", True),
+        (".env", "CHIAVE_API_PAGAMENTI=Lq8vT2mW9zXr4Kp7Hc3Nd6Yb1Jf5Gs0A", True),
         ("ticket.txt", "New password for the mailbox relay@mail.corp.example: Vq8#Lm2tRz4x", True),
         ("OPS-91.md", "FYI the kiosk menu password on this unit is now `brass7Harbor40*` (temporary)", True),
         ("OPS-92.md", "the password policy for kiosks is now `PasswordPolicyV2`", False),
         # a PIX key (where a payment goes); PowerShell's subexpressions; a generated value ending like a glob
         ("pix.properties", "psp.pix.chave-pix=7c2e9a41-5b3d-4f8e-a6c1-0d9b2e7f4a53", False),
-        ("Upload.ps1", """    $key = "faturas/$($_.LastWriteTime.ToString('yyyy'))/$($_.Name)\"""", False),
+        ("Upload.ps1", '    $key = "reports/$($env:COMPUTERNAME)/$($file.BaseName).csv"', False),
         ("compose.yml", "      DB_PASSWORD: Rk4vTq9LmZ2xWp7Nc_h_*", True),
         ("api.md", '    -H \'Authorization: ORBITPAY3-SHA384-ED25519 merchant="<merchant>",sig="<sig>"\'', False),
     ],

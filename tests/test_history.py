@@ -517,7 +517,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "tickets/OPS-77.txt": (
             "The restore set a new admin password and the temporary one is\nbe6Fco26lsi-BrUB5tCL\nThanks\n"
         ),
-        "flows/results.tcl": "array set STATS {\n    host     stats01\n    password {Wd4.kTq-83Lz}\n}\n",
+        "flows/results.tcl": "array set STATS {\n    host     metrics-db\n    password {Wd4.kTq-83Lz}\n}\n",
         "tickets/OPS-91.md": "FYI the kiosk menu password on this unit is now `brass7Harbor40*` (temporary)\n",
         "mail/relay.txt": "New password for the mailbox relay@mail.corp.example: Vq8#Lm2tRz4x\n",
     }
