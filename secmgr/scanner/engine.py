@@ -204,7 +204,8 @@ class Detector:
         line_keywords = sorted({k for rule in self.line_rules for k in rule.keywords})
         self._keyword_search = re.compile(b"(?=(" + _trie(line_keywords).encode() + b"))")
         encoded = [k.encode() for k in line_keywords]
-        self._inside = {k: frozenset(w for w in encoded if w in k) for k in encoded}
+        known = frozenset(encoded)  # (each keyword's parts looked up: comparing every pair is quadratic)
+        self._inside = {k: frozenset(p for p in _parts(k) if p in known) for k in encoded}
         self._has_line_keywords = bool(line_keywords)
         self._any_keyword = re.compile("|".join(re.escape(k) for k in self.keywords) or "(?!)", re.IGNORECASE)
         # The same test on an ASCII text, lower-cased (where only ASCII keywords can be): a trie of them is many
@@ -860,6 +861,11 @@ class _Accelerator:
     decodable: prefilter.Expressions  # decode.MARKS and ESCAPED_MARKUP
     document_keywords: prefilter.Present  # the keywords of the multi-line rules and the analysers' rules
     context_keywords: prefilter.Present  # Detector._context, then the READS_BELOW words (history: read whole)
+
+
+def _parts(word: bytes) -> Iterator[bytes]:
+    """Every run of `word`'s bytes, itself included."""
+    return (word[start:end] for start in range(len(word)) for end in range(start + 1, len(word) + 1))
 
 
 def _line_of(starts: list[int], offset: int) -> int:

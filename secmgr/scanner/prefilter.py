@@ -278,6 +278,37 @@ def _usable(expressions: dict[int, bytes], flags: int | dict[int, int]) -> dict[
     return usable
 
 
+_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # (the translations follow this module's code)
+
+
+def _translations(patterns: Sequence[re.Pattern[str] | None], line: bool) -> dict[int, bytes]:
+    """`translate` of each expression it can take, by position, remembered in the cache: parsing a thousand
+    expressions again at every start takes a while."""
+    described = [(p.pattern, p.flags) if p is not None else None for p in patterns]
+    key = hashlib.sha256(repr((_SOURCE, line, described)).encode()).hexdigest()
+    cached = _cache_dir() / f"{key}.translated"
+    try:
+        return {int(i): bytes.fromhex(e) for i, e in (entry.split(":") for entry in cached.read_text().split())}
+    except (OSError, ValueError):
+        pass
+    translated: dict[int, bytes] = {}
+    for position, pattern in enumerate(patterns):
+        if pattern is None:
+            continue
+        try:
+            translated[position] = translate(pattern, line).encode()
+        except (Unsupported, re.error):
+            continue
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        scratch = cached.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_text(" ".join(f"{i}:{e.hex()}" for i, e in translated.items()))
+        scratch.replace(cached)
+    except OSError:
+        pass  # a read-only home: translate again next time
+    return translated
+
+
 class _ScratchPerThread(threading.local):
     """Hyperscan's working memory for one database: a scan may not share it with a scan running at the same time,
     and one Detector serves the repositories a job scans side by side, so each thread gets its own."""
@@ -299,14 +330,7 @@ class RuleFilter:
     FLAGS = 0
 
     def __init__(self, patterns: Sequence[re.Pattern[str] | None], line: bool = True) -> None:
-        translated: dict[int, bytes] = {}
-        for position, pattern in enumerate(patterns):
-            if pattern is None:
-                continue
-            try:
-                translated[position] = translate(pattern, line).encode()
-            except (Unsupported, re.error):
-                continue
+        translated = _translations(patterns, line)
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH
         usable = _usable(translated, flags)
         self.expressions = usable
@@ -428,9 +452,12 @@ class LineMarks(Literals):
         return starts, held
 
 
+_NOT_ALNUM = re.compile(rb"[^A-Za-z0-9]")
+
+
 def literal(word: bytes) -> bytes:
     """An expression matching `word` as it is written."""
-    return b"".join(bytes([c]) if chr(c).isalnum() and c < 0x80 else b"\\x%02x" % c for c in word)
+    return _NOT_ALNUM.sub(lambda c: b"\\x%02x" % c.group()[0], word)
 
 
 def _collect_end(identifier: int, start: int, end: int, flags: int, found: list[tuple[int, int]]) -> None:
