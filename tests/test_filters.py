@@ -1610,6 +1610,18 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("pix.properties", "psp.pix.chave-pix=7c2e9a41-5b3d-4f8e-a6c1-0d9b2e7f4a53", False),
         ("Upload.ps1", '    $key = "reports/$($env:COMPUTERNAME)/$($file.BaseName).csv"', False),
         ("compose.yml", "      DB_PASSWORD: Rk4vTq9LmZ2xWp7Nc_h_*", True),
+        # Malay's password; a password manager named before a colon; a diceware passphrase (not the well-known one);
+        # a Matrix server's published verify keys
+        ("welcome.eml", "  Kata laluan  : Qw3k8%PzrtBv1x", True),
+        ("README.md", "# The real file lives in the ops vault (KeePass: CRM/PRD/web-orders) and is", False),
+        ("backup.sh", "export BORG_PASSPHRASE='tundra lantern quiver marsh'", True),
+        ("backup.sh", "export BORG_PASSPHRASE='correct horse battery staple'", False),
+        (
+            "keys.json",
+            '{\n  "verify_keys": {\n    "ed25519:auto": {\n'
+            '      "key": "R6OosbKqZNyWIaoATdBOSw73od8+16Hjt58YTzsOj9s"\n',
+            False,
+        ),
         ("api.md", '    -H \'Authorization: ORBITPAY3-SHA384-ED25519 merchant="<merchant>",sig="<sig>"\'', False),
     ],
 )

@@ -520,6 +520,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "flows/results.tcl": "array set STATS {\n    host     metrics-db\n    password {Wd4.kTq-83Lz}\n}\n",
         "tickets/OPS-91.md": "FYI the kiosk menu password on this unit is now `brass7Harbor40*` (temporary)\n",
         "mail/relay.txt": "New password for the mailbox relay@mail.corp.example: Vq8#Lm2tRz4x\n",
+        "tickets/OPS-93.md": "New token for the record:\n\n```\nqT7vWm2Lx9Rk4Zp8Hc3Nd6Yb1Jf5Gs0A\n```\n",
     }
     commit(repo, files, "readings")
     in_directory = {(f.file, f.start_line, f.secret) for f in scan_directory(repo, Detector(default_rules()))}
@@ -528,6 +529,7 @@ def test_values_below_keys_url_encoded_pairs_and_decoded_variables_agree_in_both
         "tickets/INC0048213.txt", "tickets/RE_INC0050117.eml", "tickets/SOC-1182.txt", "Kernel/Config.pm",
         "crm/Twilio.md-meta.xml", "Assets/Resources/Analytics.asset", "Server/Signer.cs", "jobs/settle/config.xml",
         "tickets/OPS-77.txt", "mail/handover.eml", "flows/results.tcl", "tickets/OPS-91.md", "mail/relay.txt",
+        "tickets/OPS-93.md",
     }  # fmt: skip
     for accelerate in (True, False):
         detector = Detector(default_rules(), accelerate=accelerate)

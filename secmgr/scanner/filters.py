@@ -62,8 +62,8 @@ PASSWORD_ABROAD = (
     "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
     "mat_khau",  # (mật khẩu, as code spells it)
 )  # fmt: skip
-# Labels of two words (French, Indonesian, Vietnamese, Arabic): read as one name, joined by `_`.
-PASSWORD_PHRASES = ("mot de passe", "kata sandi", "mật khẩu", "كلمة المرور")
+# Labels of two words (French, Indonesian, Malay, Vietnamese, Arabic): read as one name, joined by `_`.
+PASSWORD_PHRASES = ("mot de passe", "kata sandi", "kata laluan", "mật khẩu", "كلمة المرور")
 PASSWORD_NAMES_ABROAD = (*PASSWORD_ABROAD, *(phrase.replace(" ", "_") for phrase in PASSWORD_PHRASES))  # as names
 NAMED_PASSWORD = re.compile(r"[a-z]{1,12}password[a-z]{0,12}|password[a-z]{1,12}")  # sqlpassword, randompassword
 # "Secret", "change", "fill in", "enter" in other languages: a value saying so stands in.

@@ -22,6 +22,9 @@ from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
 PASSWORD_ABROAD, PASSWORD_PHRASES = filters.PASSWORD_ABROAD, filters.PASSWORD_PHRASES
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
+PASSWORD_MANAGERS = frozenset(("1password", "keepass", "keepassxc", "keepassx", "lastpass", "passbolt", "nordpass",
+                               "passwordstate"))  # fmt: skip
+PHRASE_TAILS = tuple(phrase[phrase.index(" ") :] for phrase in PASSWORD_PHRASES if phrase.isascii())  # ` sandi`
 # Other secrets' names abroad: a secret key, a token, a credential (Chinese, Japanese, Korean, Russian).
 SECRET_ABROAD = (
     "密钥", "秘钥", "密鑰", "金鑰", "令牌", "凭证", "凭据", "憑證", "トークン", "シークレット", "秘密鍵",
@@ -142,7 +145,7 @@ SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)
 # the adjective languages write after the noun (`Senha inicial:`, `Contraseña temporal:`, `Mot de passe initial :`)
 _AFTER_NOUN = (
     "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
-    "temporária", "mới", "baru", "nuevo", "nueva", "nova", "novo", "nouveau", "nouvelle",
+    "temporária", "mới", "baru", "sementara", "nuevo", "nueva", "nova", "novo", "nouveau", "nouvelle",
 )  # fmt: skip
 _REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "release-signing")`)
 LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
@@ -216,6 +219,7 @@ _SET_APART_LINE = rf"{_SET_APART_NAME}[\w.$-]*{_LABEL_END}[ \t\r]*$"  # (the lin
 SET_APART = re.compile(r"(?=[ \t]{2,}\S|[ \t]*`)[ \t]*(`?)([^\s`]{6,64})\1[ \t]*")  # indented, or in backticks
 TOKEN_APART = re.compile(r"[ \t]*(`?)([A-Za-z0-9_.+/=~-]{20,256})\1[ \t]*")  # a token's own line, indented or not
 SET_APART_SHAPES = {"password": SET_APART, "strong": TOKEN_APART}
+FENCE = re.compile(r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*")  # a Markdown code block's opening or closing line
 REMARK_WORDS = re.compile(r"\s+\([a-z]+(?: [a-z0-9]+){2}")  # one going on past the line's end: words, not arguments
 # .netrc's own syntax: names and values by spaces (`machine h login u password p`, `login u password p`; not a log's
 # `login failed user=…`)
@@ -392,6 +396,7 @@ FORTRAN_DATA = re.compile(r"^\s*DATA\s+$", re.IGNORECASE)
 DEFINE = re.compile(r"^\s*#\s*define\s+$")  # C's `#define DB_PASS "…"`: the literal is the name's value
 ERLANG_DEFINE = re.compile(r"\s*-define\(\s*")
 KEYWORD_KEY = re.compile(r"(?:^|[\s{(\[,]):$")  # Clojure's and EDN's `{:password "…"}`: a keyword, then its value
+MATRIX_PUBLIC_KEYS = re.compile(r"old_signing_keys:|[\"']?(?:old_)?verify_keys[\"']?\s*:")
 ED25519_PUBLIC = re.compile(r"[\"']?\s*:\s*[\"']?[A-Za-z0-9+/]{43}[\"']?\s*$")  # `key: "<32 bytes, unpadded>"`
 # kcat's and Kafka Connect's dumps of a record: {"topic": …, "partition": 4, "offset": 5555281, "key": "…"}
 MESSAGE_RECORD = re.compile(r"[\"']partition[\"']\s*:\s*\d+\s*,.{0,80}[\"']offset[\"']\s*:\s*\d", re.IGNORECASE)
@@ -623,8 +628,8 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
-    if bare.lower() == "1password":
-        return None  # the password manager, named: "password is in 1Password -> Homelab"
+    if bare.lower() in PASSWORD_MANAGERS:
+        return None  # a password manager, named: "password is in 1Password -> Homelab", `(KeePass: Ops/Router)`
     if "public" in bare.lower():
         return None  # publicKey, publicKeyToken: what is published, not what is kept
     if SEARCH_ONLY.search(bare):
@@ -1067,7 +1072,7 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
     signal = filters.placeholder_signal(value)
     if signal == "placeholder" and kind == "password" and direct and not value.isalpha():
         signal = filters.slot_signal(value)
-    passphrase = kind == "password" and direct and _passphrase(value)
+    passphrase = kind == "password" and direct and (_passphrase(value) or "phrase" in name.lower() and _words(value))
     code = not quoted and filters.looks_like_code(value) and (not literal or filters.wordy(value))
     bracket = re.search(r"[\[(]", value) and not re.match(r"[\w.$]+(?::[a-z]\w*)?[\[(]", value)  # (Erlang's m:f())
     if code and bracket and not _expression_before_bracket(value):
@@ -1232,6 +1237,22 @@ def _passphrase(value: str) -> bool:
     return PASSPHRASE.fullmatch(value) is not None and PROSE_WORDS.isdisjoint(value.lower().split())
 
 
+# Four to eight words drawn from a list, in small letters (a diceware passphrase: `lantern quiver marsh tundra`),
+# given to a passphrase's name: no sentence is made of long words alone, none of them twice (a well-known example
+# of one is a stand-in: correct horse battery staple)
+DICEWARE = re.compile(r"[a-z]{4,10}(?: [a-z]{4,10}){3,7}")
+
+
+def _words(value: str) -> bool:
+    words = value.split()
+    return (
+        DICEWARE.fullmatch(value) is not None
+        and len(set(words)) == len(words)
+        and PROSE_WORDS.isdisjoint(words)
+        and value != "correct horse battery staple"
+    )
+
+
 # A call that decodes a base64 literal, given to a secret's name: Python's b64decode, Java's Base64 decoders,
 # .NET's FromBase64String, Go's DecodeString, JavaScript's atob and Buffer.from(…, "base64"), Ruby's decode64,
 # PHP's base64_decode, Terraform's base64decode, Jinja's `| b64decode` (its literal before the filter).
@@ -1383,6 +1404,9 @@ def _set_apart_below(lines: Sequence[str], index: int, shape: re.Pattern[str]) -
     below that is not blank, in `shape`."""
     for below in range(index + 1, min(index + 3, len(lines))):
         if lines[below].strip():
+            if FENCE.fullmatch(lines[below]) and below + 2 < len(lines) and FENCE.fullmatch(lines[below + 2]):
+                below += 1  # a Markdown code block holding the value alone: set apart however it is indented
+                shape = VALUE_ALONE if shape is SET_APART else shape
             found = shape.fullmatch(lines[below])
             return (below, found.start(2), found.group(2)) if found is not None else None
     return None
@@ -1477,7 +1501,7 @@ def assignments(lines: Sequence[str], path: str, starts: Iterable[int] | None = 
 
 def _in_line(lines: Sequence[str], index: int, path: str) -> Iterator[Candidate]:
     line = lines[index]
-    if not line.isascii() or "passe" in line.lower() or "a sandi" in line.lower():
+    if not line.isascii() or any(tail in line.lower() for tail in PHRASE_TAILS):
         joined = PHRASE.sub(lambda phrase: phrase.group().replace(" ", "_"), line)  # the same length
         if joined != line:
             for candidate in _in_line([*lines[:index], joined, *lines[index + 1 :]], index, path):
@@ -1556,8 +1580,8 @@ def _at(
         return  # Subject: =?UTF-8?Q?Ihr_Passwort_wurde_ge=C3=A4ndert?=: a MIME encoded word, its text escaped
     if name.lower() == "salt" and any(KDF_ENTRY.search(near) for near in lines):
         return  # restic's key file, Bitwarden's encrypted export: a KDF's public salt beside its parameters
-    if name == "key" and ED25519_PUBLIC.match(line, end) and any("old_signing_keys:" in near for near in lines):
-        return  # Synapse's old_signing_keys: a retired key's public half, kept published so old events verify
+    if name == "key" and ED25519_PUBLIC.match(line, end) and any(MATRIX_PUBLIC_KEYS.search(near) for near in lines):
+        return  # Synapse's old_signing_keys, a server's published verify_keys: public halves, so events verify
     if name == "key" and any(MESSAGE_RECORD.search(near) for near in lines[max(0, index - 8) : index + 1]):
         return  # a Kafka record's key (the message's partitioning key: an id), in a dump of a topic
     if name == "Key" and line.startswith("CrashReporter Key:", 0, end + 1):
