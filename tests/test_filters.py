@@ -1616,6 +1616,22 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("README.md", "# The real file lives in the ops vault (KeePass: CRM/PRD/web-orders) and is", False),
         ("backup.sh", "export BORG_PASSPHRASE='tundra lantern quiver marsh'", True),
         ("backup.sh", "export BORG_PASSPHRASE='correct horse battery staple'", False),
+        # Estonian's password in a Markdown table's column; a name ending in `_pw`; lists of literals (R's c() too),
+        # but not of classes named by their module; a token below a sentence ending in `is:`
+        ("README.md", "| Süsteem | Konto | Parool |\n|---|---|---|\n| TEST | haldur | `Rebane+Kuusk-4417` |", True),
+        ("autoexec.sas", "%let warehouse_pw = Lantern_Quiver_61;", True),
+        ("accounts.R", '  password = c("Tundra#Pike-2207", "Quill_Maple_58"),', True),
+        ("seed.py", 'TEST_PASSWORDS = ["Tundra#Pike-2207", "Quill_Maple_58"]', True),
+        ("settings.py", 'PASSWORD_HASHERS = ["django.contrib.auth.hashers.Argon2PasswordHasher", "x.y.z"]', False),
+        ("INC-7.txt", "The old one was revoked. New service token is:\n   9c1e7a4f2b8d3e6c5a0f1b7d2e9c4a8f\n", True),
+        # a variable read's message; a list of tags; a Key Vault task's filter of secrets' names
+        ("compose.yml", "      SMTP_PASSWORD: ${SMTP_PASSWORD:?missing SMTP_PASSWORD .runtime-env}", False),
+        ("dash.json", '      "tags": ["pass", "ORBIT-7", "svalbard"],', False),
+        ("pipeline.yml", "      SecretsFilter: 'Ledger-Password,Billing-ClientSecret'", False),
+        # validation rules as a list; keys' names in a list; a word in Greek, then the sentence going on
+        ("LoginRequest.php", "            'password' => ['required', 'string', 'min:12'],", False),
+        ("main.tf", '  ssh_keys    = ["dev@laptop-7", "deploy-bot"]', False),
+        ("router.md", "- Κωδικός: φυλάσσεται στο Vaultwarden, φάκελος **Routers**.", False),
         (
             "keys.json",
             '{\n  "verify_keys": {\n    "ed25519:auto": {\n'

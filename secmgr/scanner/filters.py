@@ -61,6 +61,8 @@ PASSWORD_ABROAD = (
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
     "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
     "mat_khau",  # (mật khẩu, as code spells it)
+    "parool", "lozinka", "geslo", "slaptažodis", "slaptazodis", "lykilorð",  # (Estonian, Croatian and Serbian,
+    # Slovenian, Lithuanian, Icelandic)
 )  # fmt: skip
 # Labels of two words (French, Indonesian, Malay, Vietnamese, Arabic): read as one name, joined by `_`.
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "kata laluan", "mật khẩu", "كلمة المرور")

@@ -87,7 +87,7 @@ PUBLISHED_SHAPE = re.compile(
     r"pub[0-9a-f]{32}|(?:sandbox|production)_[a-z0-9]{8}_[a-z0-9]{16}|(?:live|test)_[A-Z0-9]{32}"
 )
 # psk: a WPA passphrase; authtok: sssd's and PAM's name for a password (not an authToken)
-PASSWORD = re.compile(rf"pass|pswd|pwd|\bpw\b|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
+PASSWORD = re.compile(rf"pass|pswd|pwd|(?<![a-z0-9])pw(?![a-z0-9])|pin\b|psk\b|authtok(?!en)|{_ABROAD}", re.IGNORECASE)
 IDENT = re.compile(r"[\w.\-$]")
 WORKFLOW_EXPRESSION = re.compile(r"@(?:\{|[a-z][A-Za-z]*\()")
 VALIDATION_RULES = re.compile(
@@ -124,7 +124,7 @@ NOT_SECRET_NAME = re.compile(
     r"|argument|arguments|mgr|agreement|realm|names|sha\d*|md5|identity|encoder|hasher|hashing|variable|maps|tag|tags"
     r"|fingerprint|fingerprints|identifier|stdin|scheme|dn|principal|sender|characters|requirements?|policies"
     r"|verifier|user|users|reader|officer|owner|role|roles|contributor|operator|total|supply|amount|balance|decimals"
-    r"|fpr|entry|keyring|block|module|modules|plugin|plugins)$",
+    r"|fpr|entry|keyring|block|module|modules|plugin|plugins|hashers|validators)$",
     re.IGNORECASE,
 )
 HASHED = re.compile(r"(?:^|(?<=[_.\-]))(?:sha\d*|md5|hash|hashed|digest|bcrypt)(?:[_.\-]|$)", re.IGNORECASE)
@@ -187,7 +187,13 @@ REGEX_SYNTAX = re.compile(
 )
 QUERY_PAIR = re.compile(r"&(?:[a-z_]|[A-Z][\w.\-])[\w.\-]*=")  # (not `&I=` in a random password: tQvKx83n&J=pa+)
 # (words in small letters of any script, hyphenated too: `Nieprawidłowy e-mail lub hasło`)
-SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}|\d{1,4})\s+[^\W\d_A-Z]{2,}")
+SENTENCE_GOES_ON = re.compile(r"[,;]?\s+(?:(?:[^\W\d_A-Z]+-)*[^\W\d_A-Z]{2,}|\d{1,4})\s+[^\W\d_]{2,}")
+# A list of string literals only, on one line: Python's, JavaScript's or Ruby's `[…]`, R's `c(…)`
+QUOTED_STRING = re.compile(r"""(["'])([^"'\\\n]*)\1""")
+_LITERAL = r"""(?:"[^"'\\\n]*"|'[^"'\\\n]*')"""
+STRING_LIST = re.compile(rf"(?:\[|c\()(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})+\s*,?\s*)[\])]")
+CLASS_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}")  # django.contrib.auth.hashers.Argon2PasswordHasher
+KEBAB_OR_CAMEL_NAME = re.compile(r"[A-Za-z][a-z0-9]*(?:[-_]?[A-Z]?[a-z0-9]+)*")
 QUOTED_LIST_ITEM = re.compile(r"""(["'`])[^"'`\n]{1,40}\1\s*,\s*(?=["'`])""")  # (backticks: Markdown's code)
 REMARK = re.compile(r"\s+\([^()]*\)\s*")  # a remark in brackets ending a line, after a value
 # The rest of a sentence that names a password, says whose and ends in a colon, its value on a line of its own below.
@@ -196,8 +202,8 @@ PROSE_LABEL = re.compile(rf"[ \t]*{_WHOSE}\s*")
 # `password for kvbach01:`, `Temporary password:`: a label whose value is set apart below it
 # `… set a new admin password and the temporary one is`: a sentence naming it goes on to `is` at the line's end
 _SENTENCE = r"[^:\"'`=()\[\]{}\n]{0,60}"
-_SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is"
-SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is\s*")  # (the rest after the name and a space)
+_SENTENCE_IS = rf"(?:[ \t]{_SENTENCE})?[ \t]is:?"
+SENTENCE_IS = re.compile(rf"(?:{_SENTENCE}[ \t])?is:?\s*")  # (the rest after the name and a space)
 # `I set a temporary password so you can log in right away: Quartz*…`: a sentence naming a password goes on
 # to a colon, then the password ends the line (or a line of a chat's or a ticket's text, `\n` in its JSON).
 _TOLD = r"(?:[^:\"`=()\[\]{}\n.!?]|\.(?=[^\s.:])){1,60}:[ \t]+"  # (a dot inside an address or a name)
@@ -454,6 +460,7 @@ def _gate() -> LineGate:
             ),
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"\\*\\*{name}:\\*\\*{space}*(?:{quoted}|{unquoted})",  # a Markdown label in bold (MARKDOWN_BOLD_END)
+            f"{name}{closing}{separator}(?:c\\(|\\[){space}*{quoted}",  # a list of literals (STRING_LIST)
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"^\\+?{space}*[\"']?[0-9a-z_.$\\-]*{name}[\"']?{space}*:{space}*$",  # the same, a key alone (KEYED_BELOW)
             f"[?&\"'][0-9A-Za-z_.$\\-]*{name}={unquoted}",  # a query string or a form's body in a literal, in code
@@ -821,8 +828,9 @@ def _after_name(line: str, start: int, end: int, ends_in_word: bool) -> tuple[in
         if keyed and line[found.end() :].lstrip(" <")[:1] in QUOTES:
             return found.end(), "="  # Erlang's {password, "…"}, Elixir's {:password, "…"}: a key and its value;
             # Erlang's -define(INGEST_TOKEN, <<"…">>): a macro and its value
-        if quoted_name and len(QUOTED_LIST_ITEM.findall(line)) >= 3:
-            return None  # 'pwd$', 're$read', 'res$et', …: a list of words, not a name and its value
+        items = len(QUOTED_LIST_ITEM.findall(line)) if quoted_name else 0
+        if items >= 3 or items == 2 and line[: start - 1].rstrip(" \t").endswith("["):
+            return None  # 'pwd$', 're$read', 'res$et', …, ["pass", "SAT-1", "north"]: a list of words, not a pair
         if line[start - 1] == "`" and line[: start - 1].rstrip(" \t").endswith(","):
             return None  # `Firmenname, `Passwort`, `Sommer2024``: Markdown's items of a list, not an argument pair
         return (found.end(), "argument") if quoted_name else None
@@ -1104,6 +1112,8 @@ def _judged(name: str, kind: str, value: str, quoted: bool, spaced: bool, direct
         return None  # sensitive_post_parameters("old_password", "new_password1"): names listed, not given
     if kind != "password" and WORDS_ONLY.fullmatch(value):
         return None  # "token": "Jeton d'accès": a translation of the word, in any language
+    if "," in value and all(KEBAB_OR_CAMEL_NAME.fullmatch(part) and _names_a_secret(part) for part in value.split(",")):
+        return None  # SecretsFilter: 'Ledger-Password,Billing-ClientSecret': the names of secrets, listed
     if _identifier_like(value, words=kind != "password" or not direct):
         return None
     if kind != "password" and len(value) <= 24 and re.fullmatch(r"[a-z0-9._\-]+", value) and STRONG_LOWER.search(value):
@@ -1545,6 +1555,9 @@ def _at(
         return  # @@SECRET:__weblogic-credentials__:password@@: a WebLogic Deploy Tooling macro's kind, not a name
     if line.endswith("${", 0, start):
         return  # ${NAME:-default}, ${NAME:?message}: a variable read, the env-default rule's business
+    read_at = line.rfind("${", 0, start)
+    if read_at >= 0 and "}" not in line[read_at:start]:
+        return  # ${DB_PASSWORD:?set DB_PASSWORD in .env}: inside a variable's read, its message or default
     if line.endswith(("'*", '"*'), 0, start) and line[start:end].isupper():
         return  # QSYGETPH(user : '*NOPWD' : handle …): an IBM i special value, a keyword in quotes
     if line.startswith("$", start) and line[end : end + 1] in QUOTES:
@@ -1663,6 +1676,18 @@ def _at(
     if in_query and re.search(r"\.(?:svg|png)\?[^?\s]*$", line[:start]):
         return  # a badge's image URL (codecov's ?token=): a read-only token made to be published
     assigned = syntax in ("=", ":", ":=", "=>")
+    listed = STRING_LIST.match(line, position) if assigned else None
+    if listed is not None:  # passwords = ["…", "…"], R's password = c("…", "…"): each literal is one
+        items = list(QUOTED_STRING.finditer(line, listed.start(1), listed.end(1)))
+        if VALIDATION_RULES.fullmatch("|".join(item.group(2) for item in items)):
+            return  # 'password' => ['required', 'string']: a form field's validation rules (Laravel's)
+        for item in items:
+            if CLASS_PATH.fullmatch(item.group(2)) or "@" in item.group(2):
+                continue  # ["django.contrib.auth.hashers.…"]: classes named by their module; ["ops@laptop"]: names
+            confidence = _acceptable(name, kind, item.group(2), True, False)
+            if confidence and confidence != "low":  # (a word in a list is a setting's, rarely a password)
+                yield Candidate(rule, index, item.start(2), item.group(2), confidence, line.strip()[:200])
+        return
     decoding = DECODING_CALL.match(line, position) if assigned else None
     if decoding is not None:  # password = base64.b64decode("…"): the literal is the secret, encoded
         literal = decoding.group(1) or decoding.group(2) or decoding.group(3) or ""
