@@ -1632,6 +1632,12 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("LoginRequest.php", "            'password' => ['required', 'string', 'min:12'],", False),
         ("main.tf", '  ssh_keys    = ["dev@laptop-7", "deploy-bot"]', False),
         ("router.md", "- Κωδικός: φυλάσσεται στο Vaultwarden, φάκελος **Routers**.", False),
+        # PLC code's `: STRING := '…'`; HTML's <code> around a value; a token said after a sentence, unquoted; a
+        # password manager's entry named before a value
+        ("FB_Uplink.TcPOU", "    sBrokerPassword  : STRING := 'Lantern4471!gorse';", True),
+        ("ticket.json", '"body": "<p>The reporting login is ro_bi, password is <code>Vq4kLm8zTr2x!</code>.</p>"', True),
+        ("INC0007.json", '"value": "Pulls fail. Token I use is 7C1E9A4F2B8D3E6C5A0F1B7D2E9C4A8F on pid 12."', True),
+        ("Abnahme.md", "- Zugang nur mit Kennwort (Kennwort: siehe KeePass-Eintrag `Werk2/S7-1500F Stufe`)", False),
         (
             "keys.json",
             '{\n  "verify_keys": {\n    "ed25519:auto": {\n'

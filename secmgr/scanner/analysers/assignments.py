@@ -215,6 +215,8 @@ SENTENCE_THEN_QUOTED = re.compile(_TOLD_ACROSS + r"([^\s`]{8,64})`.*")
 # … or going on to say what it is now, the value in backticks (`the menu password on this unit is now `…``)
 _TOLD_IS = r"(?:[^:\"`=()\[\]{}\n.!?]{0,60}[ \t](?:is|was|been|be))?[ \t]+(?:(?:now|(?:set|changed|reset) to)[ \t]+)?`"
 SENTENCE_IS_QUOTED = re.compile(_TOLD_IS + r"([^\s`]{8,64})`.*")
+_TOKEN_IS = r"(?:[^:\"`=()\[\]{}\n.!?]{0,60}[ \t])?is[ \t]+"  # … or, for a token, unquoted: a long random run
+SENTENCE_IS_TOKEN = re.compile(" ?" + _TOKEN_IS + r"([A-Za-z0-9_+/=-]{20,128})(?:[\s.,;)].*)?")
 # the value below such a sentence: its line's only word, or its first before a remark (`  -- moving it to vault`)
 VALUE_ALONE = re.compile(r"[ \t]*(`?)([^\s`]{8,64})\1(?:[ \t]*|(?:[ \t]{2,}|[ \t]+--?[ \t]|[ \t]+—[ \t]).*)")
 _LABEL_END = rf"(?:[ \t]+{_WHOSE}|[ \t]*:|{_SENTENCE_IS})"
@@ -236,7 +238,8 @@ SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
 # Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
 # Tcl quotes a word with braces (`set pw {…}`, a dict's `password {…}`); expect scripts are Tcl.
 TCL_SUFFIXES = (".tcl", ".tk", ".exp", ".itcl")
-TCL_BRACED = re.compile(r"\{([^\s{}]+)\}(?=[ \t]*(?:$|[;\]}]))")
+TCL_BRACED = re.compile(r"(\{)([^\s{}]+)\}(?=[ \t]*(?:$|[;\]}]))")
+HTML_MARKED = re.compile(r"<(code|kbd|tt|samp|b|strong)>([^<>\s]{4,128})</\1>")
 LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf", ".jcodestination")  # (SAP JCo's destinations: properties)
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
@@ -353,8 +356,8 @@ SCALAR_ENTRY = re.compile(r"""^\s*"[\w.-]{1,40}"\s*:\s*(?:"[^"\n]{0,80}"|true|fa
 OBJECT_ENTRIES = 4
 # A type between a name and its value: `const API_KEY: &str = "…"`, `apiKey: string = "…"`, `val key: String = "…"`.
 TYPE_THEN_VALUE = re.compile(
-    r"&?(?:'static\s+)?(?:\[\w{1,8}(?:;\s*\d{1,5})?\]|[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?)\??\s*=(?!=)\s*"
-)  # `: &str = `, `: &[u8] = `, `: String = `
+    r"&?(?:'static\s+)?(?:\[\w{1,8}(?:;\s*\d{1,5})?\]|[A-Za-z_][\w.]*(?:<[^<>=\n]*>)?(?:\[\])?)\??\s*:?=(?!=)\s*"
+)  # `: &str = `, `: &[u8] = `, `: String = `; IEC 61131-3's `: STRING := ` (PLC code)
 CHECKSUM_BEFORE = re.compile(r"(?:checksum|digest|sha\d{0,3}|md5)[/._-]$", re.IGNORECASE)
 # An ARN up to a name in it (its region and account may be CloudFormation's `${AWS::Region}`), and an ARN's path
 # before one (`…:build/catalog-api:<id>`): a resource's address, not a name given a value.
@@ -443,7 +446,7 @@ def _gate() -> LineGate:
             _after(
                 name,
                 f"{closing}(?:\\[[0-9]{{0,5}}\\])?(?:{separator}|\\({space}*){tag}{quoted}",
-                f"{closing}{space}*:{space}*&?{declared_type}\\??{space}*={space}*{quoted}",
+                f"{closing}{space}*:{space}*&?{declared_type}\\??{space}*:?={space}*{quoted}",
                 f"[\"']{space}*,{space}*[\"']value[\"']{space}*:",
                 f"[\"']{space}*:{space}*\\{{{space}*[\"']value[\"']{space}*:{space}*{quoted}",
                 f"[\"']\\){space}*={space}*{quoted}",
@@ -461,6 +464,7 @@ def _gate() -> LineGate:
             f"<@?[0-9A-Za-z_.:$\\-]*{name}(?: [^>\\n]*)?>[^\\n]{{6}}",
             f"\\*\\*{name}:\\*\\*{space}*(?:{quoted}|{unquoted})",  # a Markdown label in bold (MARKDOWN_BOLD_END)
             f"{name}{closing}{separator}(?:c\\(|\\[){space}*{quoted}",  # a list of literals (STRING_LIST)
+            f"{name}{closing}{separator}<(?:code|kbd|tt|samp|b|strong)>[^<>\\s]{{4}}",  # HTML_MARKED
             f"<[0-9A-Za-z_.:$\\-]*{name}>{space}*$",  # the value is a child element on the line below
             f"^\\+?{space}*[\"']?[0-9a-z_.$\\-]*{name}[\"']?{space}*:{space}*$",  # the same, a key alone (KEYED_BELOW)
             f"[?&\"'][0-9A-Za-z_.$\\-]*{name}={unquoted}",  # a query string or a form's body in a literal, in code
@@ -490,6 +494,7 @@ def _gate() -> LineGate:
             ),
             # a label naming a password or a token, its value set apart below (_LABEL_END; history reads it whole)
             _SET_APART_LINE,
+            f"{name}[ \\t]{_TOKEN_IS}[0-9A-Za-z_+/=-]{{20}}",  # a token said after a sentence (SENTENCE_IS_TOKEN)
             # a name entry whose value is on the line below (Postman's `"key": "password",`, HCL's `name = "…"`)
             f"(?:name|key)[\"']?{space}*(?::{space}*[\"']?|={space}*[\"'])[0-9A-Za-z_.$/\\-]*{name}[\"']?,?{space}*$",
         ),
@@ -635,8 +640,10 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
-    if bare.lower() in PASSWORD_MANAGERS:
-        return None  # a password manager, named: "password is in 1Password -> Homelab", `(KeePass: Ops/Router)`
+    manager = next((m for m in PASSWORD_MANAGERS if bare.lower().startswith(m)), None)
+    if manager is not None and not ANY_SECRET_WORD.search(bare.lower()[len(manager) :]):
+        return None  # a password manager, named: "password is in 1Password -> Homelab", `(KeePass: Ops/Router)`,
+        # `KeePass-Entry` (its entry; not KEEPASS_DB_PASSWORD, the database's own password)
     if "public" in bare.lower():
         return None  # publicKey, publicKeyToken: what is published, not what is kept
     if SEARCH_ONLY.search(bare):
@@ -1700,7 +1707,11 @@ def _at(
         yield from _decoded_literal(rule, name, kind, lines, index + 1, column, literal_below.group(2))
         return
     braced = TCL_BRACED.match(line, position) if path.lower().endswith(TCL_SUFFIXES) else None
-    found = (braced.start(1), braced.group(1), True) if braced else _value_at(line, position, in_query)
+    wrapped = braced or HTML_MARKED.match(line, position)
+    if wrapped:  # Tcl's `{…}`; HTML's <code>…</code> in a ticket's or a chat's body: the word, as if quoted
+        found = wrapped.start(2), wrapped.group(2), True
+    else:
+        found = _value_at(line, position, in_query)
     if found is None:
         return
     at, value, quoted = found
@@ -1800,7 +1811,14 @@ def _value_after_label(
                 sentence and (_named_after_sentence(below[2]) or filters.strength(below[2]) == "low")
             ):
                 return below  # (`The password policy is` / `PasswordPolicyV2`: after a sentence it must be generated)
-    if kind != "password" or path.lower().endswith(CODE_SUFFIXES):
+    if path.lower().endswith(CODE_SUFFIXES):
+        return None
+    if kind == "strong":  # `the token I use is 7C1E9A4F…`: a sentence naming a token goes on to say what it is
+        said = SENTENCE_IS_TOKEN.fullmatch(rest if syntax == "" else " is " + rest) if syntax in ("", "is") else None
+        if said is not None and filters.strength(said.group(1)) == "high":
+            return index, position + said.start(1) - (0 if syntax == "" else 4), said.group(1)
+        return None
+    if kind != "password":
         return None
     told = SENTENCE_THEN_VALUE.fullmatch(rest) if syntax == "" else None
     if told is None and syntax in ("", "."):
