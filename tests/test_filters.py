@@ -1631,6 +1631,7 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         # validation rules as a list; keys' names in a list; a word in Greek, then the sentence going on
         ("LoginRequest.php", "            'password' => ['required', 'string', 'min:12'],", False),
         ("main.tf", '  ssh_keys    = ["dev@laptop-7", "deploy-bot"]', False),
+        ("lexer.py", "    token_variants = ['+x9q-not-inline', '+x9q-inline', '+x9q-use-option']", False),
         ("router.md", "- Κωδικός: φυλάσσεται στο Vaultwarden, φάκελος **Routers**.", False),
         # PLC code's `: STRING := '…'`; HTML's <code> around a value; a token said after a sentence, unquoted; a
         # password manager's entry named before a value

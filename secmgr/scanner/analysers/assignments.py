@@ -1691,6 +1691,8 @@ def _at(
         for item in items:
             if CLASS_PATH.fullmatch(item.group(2)) or "@" in item.group(2):
                 continue  # ["django.contrib.auth.hashers.…"]: classes named by their module; ["ops@laptop"]: names
+            if kind != "password" and filters.strength(item.group(2)) != "high":
+                continue  # token_variants = ['+i6t-inline', …]: a list of a key's or a token's kinds, not of keys
             confidence = _acceptable(name, kind, item.group(2), True, False)
             if confidence and confidence != "low":  # (a word in a list is a setting's, rarely a password)
                 yield Candidate(rule, index, item.start(2), item.group(2), confidence, line.strip()[:200])
