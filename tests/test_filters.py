@@ -1632,6 +1632,12 @@ def test_board_pins_stand_in_words_validation_rules_and_a_copied_jwt_example(pat
         ("LoginRequest.php", "            'password' => ['required', 'string', 'min:12'],", False),
         ("main.tf", '  ssh_keys    = ["dev@laptop-7", "deploy-bot"]', False),
         ("lexer.py", "    token_variants = ['+x9q-not-inline', '+x9q-inline', '+x9q-use-option']", False),
+        # Swahili's password and its adjective after it; a raw secret under a name; where a password is generated
+        ("karibu.eml", "  Nenosiri la muda: Simba478#anga", True),
+        ("mail.toml", 'backend.auth.raw = "Qm4vZr8Xk2Lp7Wv9Tn3HcQ6"', True),
+        ("Onboarding.md", "3. Initial password: generated in 1Password, shared once", False),
+        # Romanian's password, its adjective after it
+        ("bun-venit.eml", "   parolă temporară: Bucegi_Molid_47", True),
         ("router.md", "- Κωδικός: φυλάσσεται στο Vaultwarden, φάκελος **Routers**.", False),
         # PLC code's `: STRING := '…'`; HTML's <code> around a value; a token said after a sentence, unquoted; a
         # password manager's entry named before a value

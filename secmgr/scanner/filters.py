@@ -61,8 +61,9 @@ PASSWORD_ABROAD = (
     "contraseña", "senha", "hasło", "haslo", "wachtwoord", "şifre", "heslo", "salasana", "lösenord", "jelszó",
     "κωδικός", "סיסמה", "รหัสผ่าน", "passwort", "passord", "adgangskode", "contrasena", "sifre", "matkhau",
     "mat_khau",  # (mật khẩu, as code spells it)
-    "parool", "lozinka", "geslo", "slaptažodis", "slaptazodis", "lykilorð",  # (Estonian, Croatian and Serbian,
-    # Slovenian, Lithuanian, Icelandic)
+    "parool", "lozinka", "geslo", "slaptažodis", "slaptazodis", "lykilorð", "nenosiri",  # (Estonian, Croatian and
+    # Serbian, Slovenian, Lithuanian, Icelandic, Swahili)
+    "parola", "parolă",  # (Romanian)
 )  # fmt: skip
 # Labels of two words (French, Indonesian, Malay, Vietnamese, Arabic): read as one name, joined by `_`.
 PASSWORD_PHRASES = ("mot de passe", "kata sandi", "kata laluan", "mật khẩu", "كلمة المرور")
@@ -581,7 +582,10 @@ PASSWORD_MANAGERS = frozenset(
         "keeper",
     )
 )
-KEPT_IN = re.compile(r"(?:(?:stored|kept|saved|is)\s+)?(?:(?:in|see|from|via|use)\s+)?(?:the\s+)?([^\s,.;:()]+)(:?)")
+KEPT_IN = re.compile(
+    r"(?:(?:stored|kept|saved|is|generated|created|managed|rotated)\s+)?(?:(?:in|see|from|via|use|by)\s+)?(?:the\s+)?"
+    r"([^\s,.;:()]+)(:?)"
+)
 
 
 def names_a_password_manager(value: str) -> bool:

@@ -145,7 +145,8 @@ SEPARATOR = re.compile(rf"\s{{0,40}}(?:{OPERATORS}|：|＝|\s+(?:is|was|will be)
 # the adjective languages write after the noun (`Senha inicial:`, `Contraseña temporal:`, `Mot de passe initial :`)
 _AFTER_NOUN = (
     "inicial", "provisoria", "provisória", "temporal", "temporaire", "initial", "temporar", "temporär", "temporaria",
-    "temporária", "mới", "baru", "sementara", "nuevo", "nueva", "nova", "novo", "nouveau", "nouvelle",
+    "temporária", "mới", "baru", "sementara", "la muda", "temporară", "temporara", "nouă", "nuevo", "nueva", "nova",
+    "novo", "nouveau", "nouvelle",
 )  # fmt: skip
 _REMARK = r"\([A-Za-z][A-Za-z0-9 ,'\"._-]{0,59}\)"  # (`(generated today, labelled "release-signing")`)
 LABEL_REMARK = re.compile(rf"[ \t]*{_REMARK}(?=[ \t]*:)|[ \t]+(?:{'|'.join(_AFTER_NOUN)})(?=[ \t]*:)", re.I)
@@ -675,8 +676,8 @@ def _kind(name: str) -> str | None:
         return None  # NextContinuationToken, pageToken: where a listing goes on; an idempotency key, OTA's EchoToken,
         # PagerDuty's incident_key and dedup_key: a request's or an event's id; Bamboo's vcsRevisionKey: a commit's;
         # RESO's ListingKey, MediaKey, MemberKey: a real-estate record's id; Square's version_token: a record's version
-    if re.search(r"\.(?:b64|base64|hex|value)$", bare, re.I):
-        bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded; TOML's secret.value
+    if re.search(r"\.(?:b64|base64|hex|value|raw)$", bare, re.I):
+        bare = bare.rsplit(".", 1)[0]  # app.db.password.b64: the password, written encoded; secret.value, auth.raw
     last = bare.rsplit(".", 1)[-1]
     if re.match(r"(?:get|fetch|read|load|lookup|retrieve)(?:_|[A-Z])", last) or LOOK_UP_NAME.fullmatch(last):
         return None  # getSecret(…), fetch_token(…), systemd's LoadCredential=: what looks a secret up, by its name
