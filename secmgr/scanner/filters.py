@@ -580,6 +580,9 @@ PASSWORD_MANAGERS = frozenset(
         "cyberark",
         "passbolt",
         "keeper",
+        "keepassx",
+        "nordpass",
+        "passwordstate",
     )
 )
 KEPT_IN = re.compile(

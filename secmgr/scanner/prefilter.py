@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -278,7 +279,8 @@ def _usable(expressions: dict[int, bytes], flags: int | dict[int, int]) -> dict[
     return usable
 
 
-_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # (the translations follow this module's code)
+# (the translations follow this module's code and the running Python's parser of expressions)
+_SOURCE = hashlib.sha256(Path(__file__).read_bytes() + sys.version.encode()).hexdigest()
 
 
 def _translations(patterns: Sequence[re.Pattern[str] | None], line: bool) -> dict[int, bytes]:

@@ -22,8 +22,6 @@ from . import LINE_GATES, LONG_LINE, READS_BELOW, Candidate, LineGate, analyser
 
 PASSWORD_ABROAD, PASSWORD_PHRASES = filters.PASSWORD_ABROAD, filters.PASSWORD_PHRASES
 PHRASE = re.compile("|".join(PASSWORD_PHRASES), re.IGNORECASE)
-PASSWORD_MANAGERS = frozenset(("1password", "keepass", "keepassxc", "keepassx", "lastpass", "passbolt", "nordpass",
-                               "passwordstate"))  # fmt: skip
 PHRASE_TAILS = tuple(phrase[phrase.index(" ") :] for phrase in PASSWORD_PHRASES if phrase.isascii())  # ` sandi`
 # Other secrets' names abroad: a secret key, a token, a credential (Chinese, Japanese, Korean, Russian).
 SECRET_ABROAD = (
@@ -104,11 +102,11 @@ CODE_SUFFIXES = (
     ".cs", ".c", ".cc", ".cpp", ".h", ".hpp", ".rs", ".swift", ".m", ".dart", ".lua", ".pl", ".r", ".vue", ".svelte",
     ".gradle", ".groovy", ".nix", ".ml", ".mli", ".fs", ".fsi", ".fsx", ".hs",
 )  # fmt: skip
-# Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 # What Chinese and Japanese prose is punctuated with (、。「」『』！（），：；？), never a password
 FULL_WIDTH_PUNCTUATION = re.compile(r"[\u3001\u3002\u300c-\u300f\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]")
 # A command's long option (`--SecretName`) or a JVM system property set without its value (`-Dlog.level.root`)
 OPTION_NAME = re.compile(r"--[A-Za-z][\w-]*|-D[A-Za-z][\w-]*(?:\.[\w-]+)+")
+# Words after the secret word that make the name about something else: token_url, password_length, secret_name.
 NOT_SECRET_NAME = re.compile(
     r"(?:url|uri|endpoint|path|file|dir|name|type|length|len|size|count|max|min|expire|expiry|ttl|timeout|field"
     r"|label|prompt|policy|pattern|regex|hint|header|param|format|prefix|suffix|enabled|required|valid|reset"
@@ -236,11 +234,12 @@ NETRC = re.compile(r"(?:^|\s)machine\s+\S+|(?:^|\s)login\s+\S+\s+password\s")
 NETRC_WORDS = frozenset(("machine", "login", "password", "account", "macdef", "default"))
 # Files whose settings are a name, spaces and a value: .netrc, msmtp's, fetchmail's and mutt's.
 SPACED_CREDENTIAL_FILES = ("netrc", "msmtprc", "fetchmailrc", "muttrc")
-# Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
-# Tcl quotes a word with braces (`set pw {…}`, a dict's `password {…}`); expect scripts are Tcl.
+# Tcl quotes a word with braces (`set pw {…}`, a dict's `password {…}`; expect scripts are Tcl); HTML marks one
+# with <code> (a ticket's or a chat's body). Each pattern's second group is the word.
 TCL_SUFFIXES = (".tcl", ".tk", ".exp", ".itcl")
 TCL_BRACED = re.compile(r"(\{)([^\s{}]+)\}(?=[ \t]*(?:$|[;\]}]))")
 HTML_MARKED = re.compile(r"<(code|kbd|tt|samp|b|strong)>([^<>\s]{4,128})</\1>")
+# Files whose values are text as written, never an expression: Java's .properties, INI files, .conf files.
 LITERAL_VALUE_SUFFIXES = (".properties", ".ini", ".conf", ".jcodestination")  # (SAP JCo's destinations: properties)
 # An assignment whose literal is on the next line, alone but for the statement's end.
 ASSIGNED_BELOW = re.compile(r"(?::=|=>|[^=!<>]=)\s*$")  # `static const String signingSecret =` / `'…';`
@@ -641,7 +640,7 @@ def _kind(name: str) -> str | None:
     The last secret word is the name's head (AUTH_PASS is a password, SECRET_KEY a key that is secret).
     """
     bare = name.strip("$@.-_")
-    manager = next((m for m in PASSWORD_MANAGERS if bare.lower().startswith(m)), None)
+    manager = next((m for m in filters.PASSWORD_MANAGERS if bare.lower().startswith(m)), None)
     if manager is not None and not ANY_SECRET_WORD.search(bare.lower()[len(manager) :]):
         return None  # a password manager, named: "password is in 1Password -> Homelab", `(KeePass: Ops/Router)`,
         # `KeePass-Entry` (its entry; not KEEPASS_DB_PASSWORD, the database's own password)
@@ -1798,7 +1797,9 @@ def _value_after_label(
     lines: Sequence[str], index: int, name: str, kind: str, syntax: str, position: int, path: str
 ) -> tuple[int, int, str] | None:
     """Where a name leads to a value not beside it: on the lines below (a YAML block, `Password:` alone in a mail, a
-    sentence ending in `is`), or after a sentence naming it that goes on to a colon (`… so you can log in: …`)."""
+    sentence ending in `is`, a Markdown code block), or further on its line after a sentence naming it (one going on
+    to a colon, `… so you can log in: …`; one saying what it is now, the value in backticks; for a token, one saying
+    what it is, unquoted)."""
     rest = lines[index][position:]
     below = _value_below(lines, index, rest, path) if syntax or not BLOCK.match(rest) else None
     if below is not None:
